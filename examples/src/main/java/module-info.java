@@ -1,0 +1,5 @@
+/** Runnable examples. */
+module org.rdmacm4j.examples {
+    requires org.rdmacm4j.verbs;
+    requires org.rdmacm4j.cm.core;
+}
