@@ -1,0 +1,51 @@
+#!/bin/bash
+# Runs inside the guest, chrooted into the host's read-only root, as the last step of the
+# initramfs's /init. Brings up soft-RoCE exactly as ../../shared/softroce.md found to work,
+# records the resting resource counts, runs the job under its deadline and leaves the job's
+# exit status in the results share. Every command that could hang has its own timeout.
+set -u
+OUT="$1"
+# shellcheck source=/dev/null
+source "${OUT}/job.env"
+# COLUMNS: the console launcher otherwise asks stty for a width the serial console lacks.
+export COLUMNS=120 HOME=/tmp/home PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8
+mkdir -p "${HOME}"
+[[ -n "${JAVA_HOME:-}" ]] && export JAVA_HOME PATH="${JAVA_HOME}/bin:${PATH}"
+
+say() { echo "rdmacm4j-guest: $*"; }
+setup_failed() {
+  say "SETUP FAILED: $*"
+  echo "setup-failed: $*" > "${OUT}/exit-status"
+  exit 1
+}
+run() { timeout -k 5 60 "$@" || setup_failed "'$*' exited with $?"; }
+
+say "kernel $(uname -r), $(nproc) vCPU, $(awk '/MemTotal/ {print int($2/1024) " MiB"}' /proc/meminfo)"
+# crc32_generic first: without it 'rdma link add' fails with "failed to init crc32 algorithm
+# err:-2", because the kernel's own module autoload cannot see the unpacked module tree.
+run modprobe -d "${RIG_KTREE}" -S "${RIG_KVER}" -a crc32_generic rdma_rxe rdma_ucm ib_uverbs veth
+run ip link set lo up
+run ip link add veth0 type veth peer name veth1
+run ip addr add 192.0.2.1/24 dev veth0
+run ip addr add 192.0.2.3/24 dev veth0
+run ip link set veth0 up
+run ip link set veth1 up
+run rdma link add rxe0 type rxe netdev veth0
+
+deadline=$((SECONDS + 60))
+until timeout 10 rdma link show rxe0/1 2>/dev/null | grep -q 'state ACTIVE'; do
+  (( SECONDS < deadline )) || setup_failed "rxe0 port 1 not ACTIVE after 60 s: $(timeout 10 rdma link show 2>&1)"
+  sleep 0.5
+done
+[[ -e /dev/infiniband/rdma_cm ]] || setup_failed "/dev/infiniband/rdma_cm missing: $(ls -l /dev/infiniband 2>&1)"
+timeout 30 rdma resource show > "${OUT}/rdma-resting.txt" || setup_failed "rdma resource show failed"
+say "ready: rxe0 on veth0 ($(timeout 10 rdma link show rxe0/1)); resting: $(tr '\n' ' ' < "${OUT}/rdma-resting.txt")"
+
+cd "${JOB_CWD}" || setup_failed "cannot cd to ${JOB_CWD}"
+export RDMACM4J_RESTING_FILE="${OUT}/rdma-resting.txt" RDMACM4J_OUT="${OUT}"
+timeout -k 10 "${JOB_TIMEOUT}" bash "${OUT}/job.sh"
+status=$?
+(( status == 124 || status == 137 )) && say "job killed at its deadline of ${JOB_TIMEOUT} s"
+timeout 30 rdma resource show > "${OUT}/rdma-after.txt" 2>&1
+say "job exited with ${status}"
+echo "${status}" > "${OUT}/exit-status"

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Runs the `it` suite inside the soft-RoCE guest with the JUnit console launcher and copies its
+# XML reports to it/target/it-reports/. Needs a prior `./mvnw install` (or package), which
+# compiles the tests and writes it/target/it-classpath.txt and the launcher jar.
+#
+# Env: RDMACM4J_IT_SELECT  launcher selectors instead of scanning every *IT class, e.g.
+#                          "--select-package=org.rdmacm4j.it.verbs"
+#      RDMACM4J_IT_TIMEOUT whole-suite deadline in seconds (default 1500)
+#      RDMACM4J_IT_MODE=host, RDMACM4J_SERVER_ADDR/CLIENT_ADDR/DEVICE: see README.
+set -euo pipefail
+rigdir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "${rigdir}/../.." && pwd)
+target="${repo}/it/target"
+for f in "${target}/it-classpath.txt" "${target}/launcher/junit-console.jar" "${target}/test-classes"; do
+  [[ -e "${f}" ]] || { echo "run-it: ${f} is missing: build first (./mvnw install -DskipTests)" >&2; exit 2; }
+done
+[[ -n "${JAVA_HOME:-}" ]] || { source "${repo}/scripts/find-jdk.sh"; rdmacm4j_find_jdk; }
+
+out="${target}/guest/it-$(date +%Y%m%d-%H%M%S)-$$"
+reports="${target}/it-reports"
+rm -rf "${reports}"
+mkdir -p "${out}/junit" "${reports}"
+
+selectors=(--scan-class-path "${target}/test-classes" --include-classname '.*IT')
+if [[ -n "${RDMACM4J_IT_SELECT:-}" ]]; then
+  read -r -a selectors <<< "${RDMACM4J_IT_SELECT}"
+fi
+
+# C1 only and the serial collector: under TCG the JIT is ~8x slower than on the host, and
+# these tests are dominated by waits, not by compiled-code speed.
+java_cmd=(java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
+  --enable-native-access=ALL-UNNAMED
+  "-Drdmacm4j.it.resting=${out}/rdma-resting.txt"
+  "-Drdmacm4j.it.serverAddr=${RDMACM4J_SERVER_ADDR:-192.0.2.1}"
+  "-Drdmacm4j.it.clientAddr=${RDMACM4J_CLIENT_ADDR:-192.0.2.3}"
+  "-Drdmacm4j.it.device=${RDMACM4J_DEVICE:-rxe0}"
+  -jar "${target}/launcher/junit-console.jar" execute
+  --disable-banner --details=tree --fail-if-no-tests
+  --class-path "${target}/test-classes:$(cat "${target}/it-classpath.txt")"
+  --reports-dir "${out}/junit"
+  "${selectors[@]}")
+
+set +e
+(cd "${repo}" && "${rigdir}/guest.sh" --timeout "${RDMACM4J_IT_TIMEOUT:-1500}" --out "${out}" -- "${java_cmd[@]}")
+status=$?
+set -e
+cp "${out}"/junit/*.xml "${reports}/" 2>/dev/null || true
+cp "${out}"/rdma-*.txt "${out}/console.log" "${reports}/" 2>/dev/null || true
+if ! ls "${reports}"/*.xml >/dev/null 2>&1; then
+  echo "run-it: FAILED: the suite produced no JUnit XML report (exit ${status}); see ${out}" >&2
+  exit 2
+fi
+exit "${status}"

@@ -1,0 +1,61 @@
+package org.rdmacm4j.it.support;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Per-device resource counts as the kernel reports them through {@code rdma resource show}:
+ * one line per device, e.g. {@code 0: rxe0: pd 1 cq 1 qp 1 cm_id 0 mr 0 ctx 0 srq 0}.
+ * Reading them from outside the JVM is the point: a leak the process cannot see is still a leak.
+ *
+ * @param byDevice device name to its "kind count" pairs, both sorted for stable comparison
+ */
+public record RdmaResources(Map<String, Map<String, Long>> byDevice) {
+
+    public RdmaResources {
+        byDevice = java.util.Collections.unmodifiableMap(new TreeMap<>(byDevice));
+    }
+
+    /** Runs {@code rdma resource show} now. */
+    public static RdmaResources current() {
+        ExternalProcess.Result result = ExternalProcess.run(Duration.ofSeconds(20), "rdma", "resource", "show");
+        if (result.exitCode() != 0) {
+            throw new IllegalStateException("rdma resource show failed: " + result);
+        }
+        return parse(result.output());
+    }
+
+    /** Parses the text {@code rdma resource show} prints. */
+    public static RdmaResources parse(String text) {
+        Map<String, Map<String, Long>> devices = new TreeMap<>();
+        for (String line : text.strip().split("\n")) {
+            String[] parts = line.strip().split("\\s+");
+            // "<index>: <device>: kind n kind n ..."
+            if (parts.length < 2 || !parts[0].endsWith(":") || !parts[1].endsWith(":")) {
+                continue;
+            }
+            String device = parts[1].substring(0, parts[1].length() - 1);
+            Map<String, Long> counts = new TreeMap<>();
+            for (int i = 2; i + 1 < parts.length; i += 2) {
+                counts.put(parts[i], Long.parseLong(parts[i + 1]));
+            }
+            devices.put(device, java.util.Collections.unmodifiableMap(counts));
+        }
+        if (devices.isEmpty()) {
+            throw new IllegalArgumentException("no device lines in 'rdma resource show' output: " + text);
+        }
+        return new RdmaResources(devices);
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder();
+        byDevice.forEach((device, counts) -> {
+            sb.append(device).append(':');
+            counts.forEach((kind, n) -> sb.append(' ').append(kind).append(' ').append(n));
+            sb.append('\n');
+        });
+        return sb.toString().strip();
+    }
+}
