@@ -32,7 +32,10 @@ done
 [[ -n "${out}" ]] || out="${repo}/it/target/guest/run-$(date +%Y%m%d-%H%M%S)-$$"
 mkdir -p "${out}"
 out=$(cd "${out}" && pwd)
-[[ "${out}" =~ ^[A-Za-z0-9_./-]+$ ]] || rig_die "results dir '${out}' must be a plain path (it goes on the kernel command line)"
+for p in "${out}" "${repo}"; do
+  [[ "${p}" =~ ^[A-Za-z0-9_./-]+$ ]] || rig_die "'${p}' must be a plain path (it goes on the kernel command line)"
+done
+[[ "${out}" == "${repo}"/* ]] || rig_die "results dir ${out} must lie inside the checkout ${repo}"
 rm -f "${out}/exit-status" "${out}/console.log"
 
 { printf '# the command guest.sh was asked to run\n'; printf '%q ' "$@"; printf '\n'; } > "${out}/job.sh"
@@ -64,8 +67,9 @@ echo "rig: booting ${RIG_KVER} under QEMU/TCG; results in ${out}" >&2
 qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "${RDMACM4J_GUEST_MEM:-4096}" \
   -nographic -no-reboot -nic none -serial "file:${console}" -monitor none -display none \
   -kernel "${RIG_VMLINUZ}" -initrd "${RIG_INITRAMFS}" \
-  -append "console=ttyS0 quiet loglevel=3 panic=-1 rdmacm4j.out=${out} rdmacm4j.setup=${rigdir}/guest-setup.sh" \
+  -append "console=ttyS0 quiet loglevel=3 panic=-1 rdmacm4j.out=${out} rdmacm4j.setup=${rigdir}/guest-setup.sh rdmacm4j.repo=${repo}" \
   -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+  -virtfs "local,path=${repo},mount_tag=repo,security_model=none,readonly=on,multidevs=remap" \
   -virtfs "local,path=${out},mount_tag=results,security_model=none,multidevs=remap" \
   > "${out}/qemu.log" 2>&1 < /dev/null &
 qemu_pid=$!
@@ -112,5 +116,9 @@ case "${status}" in
   setup-failed*) echo "rig: FAILED: soft-RoCE setup in the guest: ${status#setup-failed: }" >&2; exit 2 ;;
   ''|*[!0-9]*) echo "rig: FAILED: unreadable exit status '${status}'" >&2; exit 2 ;;
 esac
-echo "rig: guest job exited with ${status} after $((SECONDS - start)) s" >&2
+if (( status == 124 || status == 137 )); then
+  echo "rig: FAILED: the job passed its deadline of ${timeout_s} s and was killed (console: ${console})" >&2
+else
+  echo "rig: guest job exited with ${status} after $((SECONDS - start)) s" >&2
+fi
 exit "${status}"

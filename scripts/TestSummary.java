@@ -1,0 +1,75 @@
+// Reads every JUnit XML report of a run (host unit tests from Surefire, the rig self-check,
+// the `it` suite from the guest) and prints one line per source and a closing line
+// "rdmacm4j: N passed, N failed, N skipped". Exit status 1 if anything failed, if any test was
+// skipped (a skipped RDMA test is a test that could not fail), or if the guest suite produced
+// no report at all (it must never pass by not running).
+//
+//   java scripts/TestSummary.java REPO_DIR
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+record Counts(long tests, long failed, long skipped) {
+    Counts plus(Counts o) { return new Counts(tests + o.tests, failed + o.failed, skipped + o.skipped); }
+    long passed() { return tests - failed - skipped; }
+}
+
+Counts read(Path xml) throws Exception {
+    var doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(xml.toFile());
+    NodeList suites = doc.getElementsByTagName("testsuite");
+    Counts sum = new Counts(0, 0, 0);
+    for (int i = 0; i < suites.getLength(); i++) {
+        Element s = (Element) suites.item(i);
+        sum = sum.plus(new Counts(num(s, "tests"), num(s, "failures") + num(s, "errors"), num(s, "skipped")));
+    }
+    return sum;
+}
+
+long num(Element e, String attr) {
+    String v = e.getAttribute(attr);
+    return v.isEmpty() ? 0 : Long.parseLong(v);
+}
+
+List<Path> reports(Path dir) throws IOException {
+    if (!Files.isDirectory(dir)) return List.of();
+    try (Stream<Path> files = Files.list(dir)) {
+        return files.filter(p -> p.getFileName().toString().matches("TEST-.*\\.xml")).sorted().toList();
+    }
+}
+
+void main(String[] args) throws Exception {
+    Path repo = Path.of(args.length > 0 ? args[0] : ".");
+    Map<String, Path> sources = new TreeMap<>();
+    try (Stream<Path> modules = Files.list(repo)) {
+        for (Path m : modules.sorted().toList()) {
+            Path surefire = m.resolve("target/surefire-reports");
+            if (Files.isDirectory(surefire)) sources.put("host " + m.getFileName(), surefire);
+        }
+    }
+    sources.put("rig self-check", repo.resolve("it/target/rig-selftest"));
+    sources.put("guest it", repo.resolve("it/target/it-reports"));
+
+    Counts total = new Counts(0, 0, 0);
+    List<String> problems = new ArrayList<>();
+    for (var source : sources.entrySet()) {
+        Counts c = new Counts(0, 0, 0);
+        for (Path xml : reports(source.getValue())) c = c.plus(read(xml));
+        System.out.printf("  %-28s %4d run, %3d failed, %3d skipped%n", source.getKey(), c.tests(), c.failed(), c.skipped());
+        if (c.tests() == 0 && !source.getKey().startsWith("host ")) problems.add(source.getKey() + " ran no test");
+        if (c.skipped() > 0) problems.add(source.getKey() + " skipped " + c.skipped() + " test(s)");
+        total = total.plus(c);
+    }
+    if (total.failed() > 0) problems.add(total.failed() + " test(s) failed");
+    problems.forEach(p -> System.out.println("  FAILED: " + p));
+    System.out.printf("rdmacm4j: %d passed, %d failed, %d skipped%n", total.passed(), total.failed(), total.skipped());
+    if (!problems.isEmpty()) System.exit(1);
+}
