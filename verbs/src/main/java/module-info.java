@@ -1,3 +1,12 @@
-/** Panama FFM bindings for librdmacm and libibverbs. The only module that touches native memory. */
+/**
+ * Panama FFM bindings for librdmacm and libibverbs. The only module that touches native memory.
+ *
+ * <p>Exported: {@code org.rdmacm4j.verbs} (availability probe, the exception type),
+ * {@code org.rdmacm4j.verbs.cm} (librdmacm) and {@code org.rdmacm4j.verbs.ibv} (libibverbs).
+ * Raw handles, layouts and downcalls stay in the non-exported {@code internal} package.
+ */
 module org.rdmacm4j.verbs {
+    exports org.rdmacm4j.verbs;
+    exports org.rdmacm4j.verbs.cm;
+    exports org.rdmacm4j.verbs.ibv;
 }

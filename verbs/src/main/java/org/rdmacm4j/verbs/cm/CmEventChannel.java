@@ -1,0 +1,178 @@
+package org.rdmacm4j.verbs.cm;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.rdmacm4j.verbs.Rdma;
+import org.rdmacm4j.verbs.internal.CmLib;
+import org.rdmacm4j.verbs.internal.Decode;
+import org.rdmacm4j.verbs.internal.Layouts;
+import org.rdmacm4j.verbs.internal.Libc;
+import org.rdmacm4j.verbs.internal.Ownership;
+
+/**
+ * An rdma_cm event channel ({@code struct rdma_event_channel}) and the ids created on it.
+ *
+ * <p>Events come out as {@link CmEvent} copies: {@link #getEvent()} gets one, copies every field,
+ * and acks it in {@code finally}, so every event is acked exactly once and an id is never left
+ * with an unacked event (which would make {@code rdma_destroy_id} block forever).
+ *
+ * <p>Threads: only the owner's thread (in rdmacm4j, the CM dispatcher) gets events, creates and
+ * closes ids; {@link #fd()} may be read by any thread.
+ */
+public final class CmEventChannel implements AutoCloseable {
+    private static final long CHANNEL_FD = Layouts.RDMA_EVENT_CHANNEL.offset("fd");
+    private static final long EV_ID = Layouts.RDMA_CM_EVENT.offset("id");
+    private static final long EV_LISTEN_ID = Layouts.RDMA_CM_EVENT.offset("listen_id");
+    private static final long EV_EVENT = Layouts.RDMA_CM_EVENT.offset("event");
+    private static final long EV_STATUS = Layouts.RDMA_CM_EVENT.offset("status");
+    private static final long EV_PARAM = Layouts.RDMA_CM_EVENT.offset("param");
+    private static final long ID_QP_TYPE = Layouts.RDMA_CM_ID.offset("qp_type");
+    private static final int IBV_QPT_UD = 4;
+
+    private final MemorySegment channel;
+    private final int fd;
+    private final Ownership ownership;
+    final Map<Long, CmId> ids = new ConcurrentHashMap<>();
+
+    private CmEventChannel(MemorySegment channel) {
+        this.channel = channel;
+        this.fd = channel.get(JAVA_INT, CHANNEL_FD);
+        this.ownership = new Ownership("CmEventChannel(fd " + fd + ")", null);
+    }
+
+    /** {@code rdma_create_event_channel}. The fd is blocking until {@link #setNonBlocking}. */
+    public static CmEventChannel create() {
+        Rdma.requireLibraries();
+        return new CmEventChannel(CmLib.createEventChannel());
+    }
+
+    /** The channel's file descriptor, for poll/epoll. Any thread. */
+    public int fd() {
+        return fd;
+    }
+
+    /** Sets O_NONBLOCK: {@link #getEvent()} then returns null instead of waiting. */
+    public void setNonBlocking(boolean nonBlocking) {
+        ownership.ensureOpen();
+        Libc.setNonBlocking(fd, nonBlocking);
+    }
+
+    public boolean isNonBlocking() {
+        ownership.ensureOpen();
+        return Libc.isNonBlocking(fd);
+    }
+
+    /** {@code rdma_create_id} on this channel. */
+    public CmId createId(PortSpace portSpace) {
+        if (portSpace == null) {
+            throw new IllegalArgumentException("portSpace must not be null");
+        }
+        ownership.ensureOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(ADDRESS);
+            MemorySegment id = CmLib.createId(channel, out, portSpace.value());
+            return register(id);
+        }
+    }
+
+    private CmId register(MemorySegment id) {
+        CmId cmId = new CmId(this, id, ownership);
+        ids.put(id.address(), cmId);
+        return cmId;
+    }
+
+    /**
+     * Gets the next event, copies it and acks it. Returns null if the channel is non-blocking
+     * and empty. On a blocking channel this waits without bound: use {@link #getEvent(Duration)}
+     * or poll {@link #fd()} first.
+     */
+    public CmEvent getEvent() {
+        ownership.ensureOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment event = CmLib.getCmEvent(channel, arena.allocate(ADDRESS));
+            if (event.equals(MemorySegment.NULL)) {
+                return null;
+            }
+            try {
+                return copy(event);
+            } finally {
+                CmLib.ackCmEvent(event);
+            }
+        }
+    }
+
+    /** Waits up to {@code timeout} for the channel to become readable, then gets one event; null on timeout. */
+    public CmEvent getEvent(Duration timeout) {
+        ownership.ensureOpen();
+        if (!Libc.awaitReadable(fd, timeout.toMillis())) {
+            return null;
+        }
+        return getEvent();
+    }
+
+    private CmEvent copy(MemorySegment event) {
+        CmEventType type = CmEventType.of(event.get(JAVA_INT, EV_EVENT));
+        int status = event.get(JAVA_INT, EV_STATUS);
+        MemorySegment idPtr = event.get(ADDRESS, EV_ID).reinterpret(Layouts.RDMA_CM_ID.size());
+        MemorySegment listenPtr = event.get(ADDRESS, EV_LISTEN_ID);
+        CmId id = ids.get(idPtr.address());
+        if (id == null) {
+            if (type != CmEventType.CONNECT_REQUEST) {
+                throw new IllegalStateException("rdma_cm event " + type + " for an id unknown to this channel: 0x"
+                        + Long.toHexString(idPtr.address()));
+            }
+            // librdmacm created this id for the request: the caller owns it from now on.
+            id = register(idPtr);
+        }
+        CmId listenId = listenPtr.equals(MemorySegment.NULL) ? null : ids.get(listenPtr.address());
+        MemorySegment param = event.asSlice(EV_PARAM);
+        boolean ud = idPtr.get(JAVA_INT, ID_QP_TYPE) == IBV_QPT_UD;
+        ConnParam conn = ud ? null : Decode.connParam(param);
+        UdParam udParam = ud ? Decode.udParam(param) : null;
+        return new CmEvent(type, status, id, listenId, conn, udParam);
+    }
+
+    /** {@code rdma_event_str}. Any thread. */
+    public static String eventName(CmEventType type) {
+        Rdma.requireLibraries();
+        return CmLib.eventStr(type.value());
+    }
+
+    MemorySegment segment() {
+        ownership.ensureOpen();
+        return channel;
+    }
+
+    Ownership ownership() {
+        return ownership;
+    }
+
+    /** True once closed. */
+    public boolean isClosed() {
+        return ownership.isClosed();
+    }
+
+    /**
+     * {@code rdma_destroy_event_channel}. Every id created on (or migrated to) this channel must
+     * be closed first: otherwise an IllegalStateException names them. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (!ownership.beginClose()) {
+            return;
+        }
+        CmLib.destroyEventChannel(channel);
+        ownership.closed();
+    }
+
+    @Override
+    public String toString() {
+        return ownership.toString();
+    }
+}

@@ -1,0 +1,366 @@
+package org.rdmacm4j.verbs.cm;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import org.rdmacm4j.verbs.internal.CmLib;
+import org.rdmacm4j.verbs.internal.Decode;
+import org.rdmacm4j.verbs.internal.IbvLib;
+import org.rdmacm4j.verbs.internal.Layouts;
+import org.rdmacm4j.verbs.internal.Ownership;
+import org.rdmacm4j.verbs.internal.Sockaddrs;
+
+/**
+ * One {@code struct rdma_cm_id}: made by {@link CmEventChannel#createId} or delivered by a
+ * CONNECT_REQUEST event. Its events arrive on its channel.
+ *
+ * <p>Arguments are checked before any native call (IllegalArgumentException); a closed id throws
+ * IllegalStateException; a native failure is an {@link org.rdmacm4j.verbs.RdmaException}.
+ *
+ * <p>Threads: only the owner's thread (in rdmacm4j, the CM dispatcher). The address and port
+ * getters read memory librdmacm updates when events are processed, so they too belong there.
+ */
+public final class CmId implements AutoCloseable {
+    static final long VERBS = Layouts.RDMA_CM_ID.offset("verbs");
+    static final long QP = Layouts.RDMA_CM_ID.offset("qp");
+    static final long PS = Layouts.RDMA_CM_ID.offset("ps");
+    static final long PORT_NUM = Layouts.RDMA_CM_ID.offset("port_num");
+    static final long SRC_ADDR = Layouts.RDMA_CM_ID.offset("route.addr.src_addr");
+    static final long DST_ADDR = Layouts.RDMA_CM_ID.offset("route.addr.dst_addr");
+    static final long SOCKADDR_SIZE = Layouts.SOCKADDR_STORAGE.size();
+
+    private static final int RDMA_OPTION_ID = 0;
+    private static final int RDMA_OPTION_ID_TOS = 0;
+    private static final int RDMA_OPTION_ID_REUSEADDR = 1;
+    private static final int RDMA_OPTION_ID_AFONLY = 2;
+    private static final int RDMA_OPTION_ID_ACK_TIMEOUT = 3;
+
+    /** UD private data limits: SIDR REQ and REP (rdma_connect.3, rdma_accept.3). */
+    public static final int MAX_UD_CONNECT_PRIVATE_DATA = 180;
+    public static final int MAX_UD_ACCEPT_PRIVATE_DATA = 136;
+
+    private CmEventChannel channel;
+    private final MemorySegment id;
+    private final Ownership ownership;
+    private final PortSpace portSpace;
+
+    CmId(CmEventChannel channel, MemorySegment id, Ownership channelOwnership) {
+        this.channel = channel;
+        this.id = id;
+        this.portSpace = PortSpace.of(id.get(JAVA_INT, PS));
+        this.ownership = new Ownership("CmId(" + portSpace + ", 0x" + Long.toHexString(id.address()) + ")",
+                channelOwnership);
+    }
+
+    /** The native address, as a stable identity for logs and maps. */
+    public long handle() {
+        return id.address();
+    }
+
+    /** The port space the id was created with. */
+    public PortSpace portSpace() {
+        return portSpace;
+    }
+
+    /** The channel this id's events arrive on. */
+    public CmEventChannel channel() {
+        return channel;
+    }
+
+    private MemorySegment open() {
+        ownership.ensureOpen();
+        return id;
+    }
+
+    /** Internal: the live native id (throws if closed). For the verbs bindings of this module. */
+    public MemorySegment segment() {
+        return open();
+    }
+
+    /** Internal: this id's ownership, parent of its QP. */
+    public Ownership ownership() {
+        return ownership;
+    }
+
+    /** {@code rdma_bind_addr}. Port 0 picks a free port. */
+    public void bind(InetSocketAddress address) {
+        Sockaddrs.check(address, "address");
+        MemorySegment self = open();
+        try (Arena arena = Arena.ofConfined()) {
+            CmLib.bindAddr(self, Sockaddrs.write(arena, address));
+        }
+    }
+
+    /**
+     * {@code rdma_resolve_addr}: ADDR_RESOLVED or ADDR_ERROR follows on the channel.
+     *
+     * @param source local address to bind, or null to let the route decide
+     * @param destination the peer
+     * @param timeout how long rdma_cm may take (1 ms .. Integer.MAX_VALUE ms)
+     */
+    public void resolveAddress(InetSocketAddress source, InetSocketAddress destination, Duration timeout) {
+        if (source != null) {
+            Sockaddrs.check(source, "source");
+        }
+        Sockaddrs.check(destination, "destination");
+        int ms = timeoutMs(timeout);
+        MemorySegment self = open();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment src = source == null ? MemorySegment.NULL : Sockaddrs.write(arena, source);
+            CmLib.resolveAddr(self, src, Sockaddrs.write(arena, destination), ms);
+        }
+    }
+
+    /** {@code rdma_resolve_route}: ROUTE_RESOLVED or ROUTE_ERROR follows. */
+    public void resolveRoute(Duration timeout) {
+        int ms = timeoutMs(timeout);
+        CmLib.resolveRoute(open(), ms);
+    }
+
+    /** {@code rdma_listen}: CONNECT_REQUEST events follow. {@code backlog} 0 means the kernel default. */
+    public void listen(int backlog) {
+        if (backlog < 0) {
+            throw new IllegalArgumentException("backlog " + backlog + " is negative");
+        }
+        CmLib.listen(open(), backlog);
+    }
+
+    /** {@code rdma_connect}: ESTABLISHED, REJECTED, UNREACHABLE or CONNECT_ERROR follows. */
+    public void connect(ConnParam param) {
+        int max = portSpace == PortSpace.UDP ? MAX_UD_CONNECT_PRIVATE_DATA : ConnParam.MAX_CONNECT_PRIVATE_DATA;
+        checkParam(param, max, "rdma_connect");
+        MemorySegment self = open();
+        try (Arena arena = Arena.ofConfined()) {
+            CmLib.connect(self, connParam(arena, param));
+        }
+    }
+
+    /** {@code rdma_accept} on an id from a CONNECT_REQUEST. */
+    public void accept(ConnParam param) {
+        int max = portSpace == PortSpace.UDP ? MAX_UD_ACCEPT_PRIVATE_DATA : ConnParam.MAX_ACCEPT_PRIVATE_DATA;
+        checkParam(param, max, "rdma_accept");
+        MemorySegment self = open();
+        try (Arena arena = Arena.ofConfined()) {
+            CmLib.accept(self, connParam(arena, param));
+        }
+    }
+
+    /** {@code rdma_reject} with private data for the peer (at most 148 bytes; 136 on UD). */
+    public void reject(byte[] privateData) {
+        if (privateData == null) {
+            throw new IllegalArgumentException("privateData must not be null (use an empty array)");
+        }
+        int max = portSpace == PortSpace.UDP ? MAX_UD_ACCEPT_PRIVATE_DATA : ConnParam.MAX_REJECT_PRIVATE_DATA;
+        if (privateData.length > max) {
+            throw new IllegalArgumentException("rdma_reject private data of " + privateData.length
+                    + " bytes: at most " + max + " on " + portSpace);
+        }
+        MemorySegment self = open();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment data = privateData.length == 0 ? MemorySegment.NULL
+                    : arena.allocateFrom(JAVA_BYTE, privateData);
+            CmLib.reject(self, data, (byte) privateData.length);
+        }
+    }
+
+    /** {@code rdma_disconnect}: DISCONNECTED follows on both sides. */
+    public void disconnect() {
+        CmLib.disconnect(open());
+    }
+
+    /** {@code rdma_notify}: tells rdma_cm of a QP async event (IBV_EVENT_COMM_EST, usually). */
+    public void notify(int ibvEventType) {
+        if (ibvEventType < 0) {
+            throw new IllegalArgumentException("event type " + ibvEventType);
+        }
+        CmLib.notify(open(), ibvEventType);
+    }
+
+    /** {@code rdma_join_multicast} (UDP ids, address resolved): MULTICAST_JOIN or MULTICAST_ERROR follows. */
+    public void joinMulticast(InetSocketAddress group) {
+        Sockaddrs.check(group, "group");
+        MemorySegment self = open();
+        try (Arena arena = Arena.ofConfined()) {
+            CmLib.joinMulticast(self, Sockaddrs.write(arena, group));
+        }
+    }
+
+    /** {@code rdma_leave_multicast}. */
+    public void leaveMulticast(InetSocketAddress group) {
+        Sockaddrs.check(group, "group");
+        MemorySegment self = open();
+        try (Arena arena = Arena.ofConfined()) {
+            CmLib.leaveMulticast(self, Sockaddrs.write(arena, group));
+        }
+    }
+
+    /** {@code rdma_migrate_id}: this id's events now arrive on {@code target}. */
+    public void migrate(CmEventChannel target) {
+        if (target == null) {
+            throw new IllegalArgumentException("target must not be null");
+        }
+        MemorySegment self = open();
+        CmLib.migrateId(self, target.segment());
+        channel.ids.remove(id.address());
+        ownership.reparent(target.ownership());
+        target.ids.put(id.address(), this);
+        channel = target;
+    }
+
+    /** RDMA_OPTION_ID_TOS: IP type of service (0..255). */
+    public void setTypeOfService(int tos) {
+        checkRange("type of service", tos, 255);
+        setByteOption(RDMA_OPTION_ID_TOS, tos);
+    }
+
+    /** RDMA_OPTION_ID_ACK_TIMEOUT: QP local ACK timeout exponent (0..31), before connect/accept. */
+    public void setAckTimeout(int timeout) {
+        checkRange("ack timeout", timeout, 31);
+        setByteOption(RDMA_OPTION_ID_ACK_TIMEOUT, timeout);
+    }
+
+    /** RDMA_OPTION_ID_REUSEADDR (~SO_REUSEADDR), before bind. */
+    public void setReuseAddress(boolean on) {
+        setIntOption(RDMA_OPTION_ID_REUSEADDR, on ? 1 : 0);
+    }
+
+    /** RDMA_OPTION_ID_AFONLY (~IPV6_V6ONLY), before bind. */
+    public void setAfOnly(boolean on) {
+        setIntOption(RDMA_OPTION_ID_AFONLY, on ? 1 : 0);
+    }
+
+    private void setByteOption(int name, int value) {
+        MemorySegment self = open();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment v = arena.allocate(JAVA_BYTE);
+            v.set(JAVA_BYTE, 0, (byte) value);
+            CmLib.setOption(self, RDMA_OPTION_ID, name, v);
+        }
+    }
+
+    private void setIntOption(int name, int value) {
+        MemorySegment self = open();
+        try (Arena arena = Arena.ofConfined()) {
+            CmLib.setOption(self, RDMA_OPTION_ID, name, arena.allocateFrom(JAVA_INT, value));
+        }
+    }
+
+    /** The local address ({@code rdma_get_local_addr}), or null while unbound. */
+    public InetSocketAddress localAddress() {
+        return Sockaddrs.read(open().asSlice(SRC_ADDR, SOCKADDR_SIZE));
+    }
+
+    /** The peer address ({@code rdma_get_peer_addr}), or null while unresolved. */
+    public InetSocketAddress peerAddress() {
+        return Sockaddrs.read(open().asSlice(DST_ADDR, SOCKADDR_SIZE));
+    }
+
+    /** {@code rdma_get_src_port}, in host order. */
+    public int sourcePort() {
+        return Sockaddrs.portFromNetworkOrder(CmLib.srcPort(open()));
+    }
+
+    /** {@code rdma_get_dst_port}, in host order. */
+    public int destinationPort() {
+        return Sockaddrs.portFromNetworkOrder(CmLib.dstPort(open()));
+    }
+
+    /** The RDMA port the id is bound to (0 before address resolution or bind to a device). */
+    public int portNumber() {
+        return Decode.u8(open(), PORT_NUM);
+    }
+
+    /** True once the id is bound to a device ({@code id->verbs} set). */
+    public boolean hasDevice() {
+        return !open().get(ADDRESS, VERBS).equals(MemorySegment.NULL);
+    }
+
+    /** {@code ibv_get_device_name(id->verbs->device)}, or null before the id is bound to a device. */
+    public String deviceName() {
+        MemorySegment verbs = open().get(ADDRESS, VERBS);
+        if (verbs.equals(MemorySegment.NULL)) {
+            return null;
+        }
+        MemorySegment device = verbs.reinterpret(Layouts.IBV_CONTEXT.size())
+                .get(ADDRESS, Layouts.IBV_CONTEXT.offset("device"));
+        return IbvLib.deviceName(device);
+    }
+
+    /** Internal: {@code id->verbs} (NULL before a device is bound). */
+    public MemorySegment verbsContext() {
+        return open().get(ADDRESS, VERBS);
+    }
+
+    /** True once closed. */
+    public boolean isClosed() {
+        return ownership.isClosed();
+    }
+
+    /**
+     * {@code rdma_destroy_id}. The id's QP must be closed first (IllegalStateException otherwise).
+     * Idempotent. Blocks while an event of this id is unacked, which {@link CmEventChannel}
+     * never leaves behind.
+     */
+    @Override
+    public void close() {
+        if (!ownership.beginClose()) {
+            return;
+        }
+        try {
+            CmLib.destroyId(id);
+        } catch (RuntimeException e) {
+            ownership.reopen();
+            throw e;
+        }
+        channel.ids.remove(id.address());
+        ownership.closed();
+    }
+
+    @Override
+    public String toString() {
+        return ownership.toString();
+    }
+
+    private static MemorySegment connParam(Arena arena, ConnParam param) {
+        MemorySegment p = arena.allocate(Layouts.RDMA_CONN_PARAM.size(), Layouts.RDMA_CONN_PARAM.alignment());
+        MemorySegment data = arena.allocate(Math.max(1, param.privateData().length));
+        Decode.connParam(param, p, data);
+        return p;
+    }
+
+    private void checkParam(ConnParam param, int maxPrivateData, String function) {
+        if (param == null) {
+            throw new IllegalArgumentException("param must not be null");
+        }
+        int len = param.privateData().length;
+        if (len > maxPrivateData) {
+            throw new IllegalArgumentException(function + " private data of " + len + " bytes: at most "
+                    + maxPrivateData + " on " + portSpace);
+        }
+        if (param.retryCount() > 7 || param.rnrRetryCount() > 7) {
+            throw new IllegalArgumentException("retry counts are 3-bit (0..7): " + param);
+        }
+    }
+
+    static int timeoutMs(Duration timeout) {
+        if (timeout == null) {
+            throw new IllegalArgumentException("timeout must not be null");
+        }
+        long ms = timeout.toMillis();
+        if (ms < 1 || ms > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("timeout " + timeout + " must be 1 ms .. " + Integer.MAX_VALUE + " ms");
+        }
+        return (int) ms;
+    }
+
+    private static void checkRange(String what, int v, int max) {
+        if (v < 0 || v > max) {
+            throw new IllegalArgumentException(what + " " + v + " is out of range 0.." + max);
+        }
+    }
+}

@@ -1,0 +1,40 @@
+package org.rdmacm4j.verbs.ibv;
+
+/**
+ * {@code struct ibv_ah_attr} (with its {@code struct ibv_global_route}): the address vector of
+ * a UD destination or an RC path. Immutable.
+ *
+ * @param dgid destination GID (grh.dgid)
+ * @param flowLabel grh.flow_label
+ * @param sgidIndex grh.sgid_index
+ * @param hopLimit grh.hop_limit
+ * @param trafficClass grh.traffic_class
+ * @param dlid destination LID (0 on RoCE)
+ * @param sl service level
+ * @param srcPathBits source path bits
+ * @param staticRate static rate (enum ibv_rate)
+ * @param isGlobal whether the GRH is used (always on RoCE)
+ * @param portNum the local port
+ */
+public record AhAttributes(Gid dgid, int flowLabel, int sgidIndex, int hopLimit, int trafficClass, int dlid,
+                           int sl, int srcPathBits, int staticRate, boolean isGlobal, int portNum) {
+    public AhAttributes {
+        if (dgid == null) {
+            throw new IllegalArgumentException("dgid must not be null");
+        }
+        checkRange("sgidIndex", sgidIndex, 255);
+        checkRange("hopLimit", hopLimit, 255);
+        checkRange("trafficClass", trafficClass, 255);
+        checkRange("dlid", dlid, 0xFFFF);
+        checkRange("sl", sl, 255);
+        checkRange("srcPathBits", srcPathBits, 255);
+        checkRange("staticRate", staticRate, 255);
+        checkRange("portNum", portNum, 255);
+    }
+
+    private static void checkRange(String name, int v, int max) {
+        if (v < 0 || v > max) {
+            throw new IllegalArgumentException(name + " " + v + " is out of range 0.." + max);
+        }
+    }
+}

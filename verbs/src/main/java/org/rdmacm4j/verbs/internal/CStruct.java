@@ -1,0 +1,168 @@
+package org.rdmacm4j.verbs.internal;
+
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A C struct or union laid out by the x86-64 System V rules (each member at the next multiple of
+ * its alignment, the size rounded up to the largest alignment), written by hand from the headers.
+ *
+ * <p>Why not plain {@link MemoryLayout#structLayout}: the padding would have to be written by hand
+ * too, and every struct would need a second list of names for the conformance test. Here the
+ * C member names are the single list: the test generates a C program from {@link #fields()} and
+ * compares every offset and size with gcc's, so the two can never drift apart.
+ *
+ * <p>Immutable; any thread.
+ */
+public final class CStruct {
+
+    /** One member, by its C designator ("wr.rdma.remote_addr" for nested members). */
+    public record Field(String path, long offset, long size) { }
+
+    private final String cName;
+    private final long size;
+    private final long alignment;
+    private final Map<String, Field> fields;
+    private final MemoryLayout layout;
+
+    private CStruct(String cName, long size, long alignment, Map<String, Field> fields, MemoryLayout layout) {
+        this.cName = cName;
+        this.size = size;
+        this.alignment = alignment;
+        this.fields = Collections.unmodifiableMap(fields);
+        this.layout = layout;
+    }
+
+    /** C type name, e.g. {@code struct ibv_wc}. */
+    public String cName() { return cName; }
+
+    /** sizeof. */
+    public long size() { return size; }
+
+    /** _Alignof. */
+    public long alignment() { return alignment; }
+
+    /** A layout of the right size and alignment (members not named: offsets come from {@link #offset}). */
+    public MemoryLayout layout() { return layout; }
+
+    /** Every member (nested members flattened to C designators), in declaration order. */
+    public List<Field> fields() { return List.copyOf(fields.values()); }
+
+    /** offsetof(type, path); an unknown path is a programming error caught at class initialisation. */
+    public long offset(String path) {
+        Field f = fields.get(path);
+        if (f == null) {
+            throw new IllegalArgumentException(cName + " has no member " + path);
+        }
+        return f.offset();
+    }
+
+    public static Builder struct(String cName) { return new Builder(cName, false); }
+
+    public static Builder union(String cName) { return new Builder(cName, true); }
+
+    /** Builds members in declaration order. Not thread-safe; used in static initialisers. */
+    public static final class Builder {
+        private final String cName;
+        private final boolean union;
+        private final Map<String, Field> fields = new LinkedHashMap<>();
+        private long cursor;
+        private long maxSize;
+        private long alignment = 1;
+
+        private Builder(String cName, boolean union) {
+            this.cName = cName;
+            this.union = union;
+        }
+
+        private long place(long memberSize, long memberAlign) {
+            alignment = Math.max(alignment, memberAlign);
+            if (union) {
+                maxSize = Math.max(maxSize, memberSize);
+                return 0;
+            }
+            long at = align(cursor, memberAlign);
+            cursor = at + memberSize;
+            return at;
+        }
+
+        /** A scalar member. */
+        public Builder field(String name, ValueLayout type) {
+            long at = place(type.byteSize(), type.byteAlignment());
+            put(new Field(name, at, type.byteSize()));
+            return this;
+        }
+
+        /** An array member {@code type name[count]}. */
+        public Builder array(String name, ValueLayout element, long count) {
+            long at = place(element.byteSize() * count, element.byteAlignment());
+            put(new Field(name, at, element.byteSize() * count));
+            return this;
+        }
+
+        /** A named nested struct or union; its members become {@code name.member}. */
+        public Builder field(String name, CStruct nested) {
+            long at = place(nested.size, nested.alignment);
+            put(new Field(name, at, nested.size));
+            for (Field f : nested.fields.values()) {
+                put(new Field(name + "." + f.path(), at + f.offset(), f.size()));
+            }
+            return this;
+        }
+
+        /** An anonymous struct or union member (C11): its members are reached without a prefix. */
+        public Builder anonymous(CStruct nested) {
+            long at = place(nested.size, nested.alignment);
+            for (Field f : nested.fields.values()) {
+                put(new Field(f.path(), at + f.offset(), f.size()));
+            }
+            return this;
+        }
+
+        /** Bytes the bindings never touch, kept as an opaque run with the given alignment. */
+        public Builder opaque(String name, long byteSize, long byteAlignment) {
+            long at = place(byteSize, byteAlignment);
+            put(new Field(name, at, byteSize));
+            return this;
+        }
+
+        private void put(Field f) {
+            if (fields.putIfAbsent(f.path(), f) != null) {
+                throw new IllegalStateException(cName + ": duplicate member " + f.path());
+            }
+        }
+
+        public CStruct build() {
+            long size = align(union ? maxSize : cursor, alignment);
+            MemoryLayout layout = MemoryLayout.sequenceLayout(size / alignment, byteLayout(alignment))
+                    .withName(cName);
+            return new CStruct(cName, size, alignment, fields, layout);
+        }
+    }
+
+    private static ValueLayout byteLayout(long alignment) {
+        return switch ((int) alignment) {
+            case 1 -> ValueLayout.JAVA_BYTE;
+            case 2 -> ValueLayout.JAVA_SHORT;
+            case 4 -> ValueLayout.JAVA_INT;
+            case 8 -> ValueLayout.JAVA_LONG;
+            default -> throw new IllegalArgumentException("alignment " + alignment);
+        };
+    }
+
+    static long align(long value, long alignment) {
+        return (value + alignment - 1) / alignment * alignment;
+    }
+
+    /** Sub-lists for tests that print them. */
+    static List<CStruct> sorted(List<CStruct> in) {
+        List<CStruct> out = new ArrayList<>(in);
+        out.sort((a, b) -> a.cName.compareTo(b.cName));
+        return out;
+    }
+}

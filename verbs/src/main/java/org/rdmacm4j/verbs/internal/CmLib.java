@@ -1,0 +1,354 @@
+package org.rdmacm4j.verbs.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * Raw librdmacm downcalls, each checked: a failure becomes an {@code RdmaException} with the
+ * captured errno (librdmacm returns -1 or NULL and sets errno). Every return code is looked at.
+ *
+ * <p>Callers are the typed classes of {@code org.rdmacm4j.verbs.cm}; they validate arguments
+ * and ownership first. Any thread (librdmacm itself is thread-safe; ordering is the caller's).
+ */
+public final class CmLib {
+    private CmLib() { }
+
+    private static final SymbolLookup L = Libraries.rdmacm();
+
+    private static final MethodHandle CREATE_EVENT_CHANNEL = Native.errno(L, "rdma_create_event_channel",
+            FunctionDescriptor.of(ADDRESS));
+    private static final MethodHandle DESTROY_EVENT_CHANNEL = Native.plain(L, "rdma_destroy_event_channel",
+            FunctionDescriptor.ofVoid(ADDRESS));
+    private static final MethodHandle CREATE_ID = Native.errno(L, "rdma_create_id",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
+    private static final MethodHandle DESTROY_ID = Native.errno(L, "rdma_destroy_id",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    private static final MethodHandle BIND_ADDR = Native.errno(L, "rdma_bind_addr",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle RESOLVE_ADDR = Native.errno(L, "rdma_resolve_addr",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
+    private static final MethodHandle RESOLVE_ROUTE = Native.errno(L, "rdma_resolve_route",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle CREATE_QP = Native.errno(L, "rdma_create_qp",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    private static final MethodHandle DESTROY_QP = Native.plain(L, "rdma_destroy_qp",
+            FunctionDescriptor.ofVoid(ADDRESS));
+    private static final MethodHandle CONNECT = Native.errno(L, "rdma_connect",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle LISTEN = Native.errno(L, "rdma_listen",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle ACCEPT = Native.errno(L, "rdma_accept",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle REJECT = Native.errno(L, "rdma_reject",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_BYTE));
+    private static final MethodHandle NOTIFY = Native.errno(L, "rdma_notify",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle DISCONNECT = Native.errno(L, "rdma_disconnect",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    private static final MethodHandle JOIN_MULTICAST = Native.errno(L, "rdma_join_multicast",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    private static final MethodHandle LEAVE_MULTICAST = Native.errno(L, "rdma_leave_multicast",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle GET_CM_EVENT = Native.errno(L, "rdma_get_cm_event",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle ACK_CM_EVENT = Native.errno(L, "rdma_ack_cm_event",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    private static final MethodHandle GET_SRC_PORT = Native.critical(L, "rdma_get_src_port",
+            FunctionDescriptor.of(JAVA_SHORT, ADDRESS));
+    private static final MethodHandle GET_DST_PORT = Native.critical(L, "rdma_get_dst_port",
+            FunctionDescriptor.of(JAVA_SHORT, ADDRESS));
+    private static final MethodHandle GET_DEVICES = Native.errno(L, "rdma_get_devices",
+            FunctionDescriptor.of(ADDRESS, ADDRESS));
+    private static final MethodHandle FREE_DEVICES = Native.plain(L, "rdma_free_devices",
+            FunctionDescriptor.ofVoid(ADDRESS));
+    private static final MethodHandle EVENT_STR = Native.critical(L, "rdma_event_str",
+            FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    private static final MethodHandle SET_OPTION = Native.errno(L, "rdma_set_option",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final MethodHandle MIGRATE_ID = Native.errno(L, "rdma_migrate_id",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle INIT_QP_ATTR = Native.errno(L, "rdma_init_qp_attr",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+
+    public static MemorySegment createEventChannel() {
+        try {
+            MemorySegment st = Errno.state();
+            MemorySegment ch = (MemorySegment) CREATE_EVENT_CHANNEL.invokeExact(st);
+            return Native.checkPointer("rdma_create_event_channel", ch, st)
+                    .reinterpret(Layouts.RDMA_EVENT_CHANNEL.size());
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void destroyEventChannel(MemorySegment ch) {
+        try {
+            DESTROY_EVENT_CHANNEL.invokeExact(ch);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** {@code out} is a pointer-sized cell receiving the new id. */
+    public static MemorySegment createId(MemorySegment ch, MemorySegment out, int portSpace) {
+        try {
+            MemorySegment st = Errno.state();
+            int rc = (int) CREATE_ID.invokeExact(st, ch, out, MemorySegment.NULL, portSpace);
+            Native.checkErrno("rdma_create_id", rc, st);
+            return out.get(ADDRESS, 0).reinterpret(Layouts.RDMA_CM_ID.size());
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void destroyId(MemorySegment id) {
+        try {
+            MemorySegment st = Errno.state();
+            int rc = (int) DESTROY_ID.invokeExact(st, id);
+            Native.checkErrno("rdma_destroy_id", rc, st);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void bindAddr(MemorySegment id, MemorySegment addr) {
+        try {
+            MemorySegment st = Errno.state();
+            int rc = (int) BIND_ADDR.invokeExact(st, id, addr);
+            Native.checkErrno("rdma_bind_addr", rc, st);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void resolveAddr(MemorySegment id, MemorySegment src, MemorySegment dst, int timeoutMs) {
+        try {
+            MemorySegment st = Errno.state();
+            int rc = (int) RESOLVE_ADDR.invokeExact(st, id, src, dst, timeoutMs);
+            Native.checkErrno("rdma_resolve_addr", rc, st);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void resolveRoute(MemorySegment id, int timeoutMs) {
+        try {
+            MemorySegment st = Errno.state();
+            int rc = (int) RESOLVE_ROUTE.invokeExact(st, id, timeoutMs);
+            Native.checkErrno("rdma_resolve_route", rc, st);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void createQp(MemorySegment id, MemorySegment pd, MemorySegment initAttr) {
+        try {
+            MemorySegment st = Errno.state();
+            int rc = (int) CREATE_QP.invokeExact(st, id, pd, initAttr);
+            Native.checkErrno("rdma_create_qp", rc, st);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void destroyQp(MemorySegment id) {
+        try {
+            DESTROY_QP.invokeExact(id);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void connect(MemorySegment id, MemorySegment connParam) {
+        try {
+            MemorySegment st = Errno.state();
+            int rc = (int) CONNECT.invokeExact(st, id, connParam);
+            Native.checkErrno("rdma_connect", rc, st);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void listen(MemorySegment id, int backlog) {
+        try {
+            MemorySegment st = Errno.state();
+            int rc = (int) LISTEN.invokeExact(st, id, backlog);
+            Native.checkErrno("rdma_listen", rc, st);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void accept(MemorySegment id, MemorySegment connParam) {
+        try {
+            MemorySegment st = Errno.state();
+            int rc = (int) ACCEPT.invokeExact(st, id, connParam);
+            Native.checkErrno("rdma_accept", rc, st);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void reject(MemorySegment id, MemorySegment data, byte length) {
+        try {
+            MemorySegment st = Errno.state();
+            int rc = (int) REJECT.invokeExact(st, id, data, length);
+            Native.checkErrno("rdma_reject", rc, st);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void notify(MemorySegment id, int ibvEventType) {
+        try {
+            MemorySegment st = Errno.state();
+            int rc = (int) NOTIFY.invokeExact(st, id, ibvEventType);
+            Native.checkErrno("rdma_notify", rc, st);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void disconnect(MemorySegment id) {
+        try {
+            MemorySegment st = Errno.state();
+            int rc = (int) DISCONNECT.invokeExact(st, id);
+            Native.checkErrno("rdma_disconnect", rc, st);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void joinMulticast(MemorySegment id, MemorySegment addr) {
+        try {
+            MemorySegment st = Errno.state();
+            int rc = (int) JOIN_MULTICAST.invokeExact(st, id, addr, MemorySegment.NULL);
+            Native.checkErrno("rdma_join_multicast", rc, st);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void leaveMulticast(MemorySegment id, MemorySegment addr) {
+        try {
+            MemorySegment st = Errno.state();
+            int rc = (int) LEAVE_MULTICAST.invokeExact(st, id, addr);
+            Native.checkErrno("rdma_leave_multicast", rc, st);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * rdma_get_cm_event into {@code out} (a pointer cell). Returns the event, or NULL when the
+     * channel is non-blocking and empty (EAGAIN). Blocking if the channel fd is blocking.
+     */
+    public static MemorySegment getCmEvent(MemorySegment ch, MemorySegment out) {
+        try {
+            MemorySegment st = Errno.state();
+            int rc = (int) GET_CM_EVENT.invokeExact(st, ch, out);
+            if (rc != 0) {
+                if (Errno.read(st) == Libc.EAGAIN) {
+                    return MemorySegment.NULL;
+                }
+                throw Native.errnoFailure("rdma_get_cm_event", st);
+            }
+            return out.get(ADDRESS, 0).reinterpret(Layouts.RDMA_CM_EVENT.size());
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void ackCmEvent(MemorySegment event) {
+        try {
+            MemorySegment st = Errno.state();
+            int rc = (int) ACK_CM_EVENT.invokeExact(st, event);
+            Native.checkErrno("rdma_ack_cm_event", rc, st);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** Network byte order, as the C function returns it. */
+    public static short srcPort(MemorySegment id) {
+        try {
+            return (short) GET_SRC_PORT.invokeExact(id);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** Network byte order, as the C function returns it. */
+    public static short dstPort(MemorySegment id) {
+        try {
+            return (short) GET_DST_PORT.invokeExact(id);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** NULL-terminated array of ibv_context pointers; {@code count} receives the length. */
+    public static MemorySegment getDevices(MemorySegment count) {
+        try {
+            MemorySegment st = Errno.state();
+            MemorySegment list = (MemorySegment) GET_DEVICES.invokeExact(st, count);
+            return Native.checkPointer("rdma_get_devices", list, st);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void freeDevices(MemorySegment list) {
+        try {
+            FREE_DEVICES.invokeExact(list);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static String eventStr(int event) {
+        try {
+            return Native.string((MemorySegment) EVENT_STR.invokeExact(event), 256);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void setOption(MemorySegment id, int level, int name, MemorySegment value) {
+        try {
+            MemorySegment st = Errno.state();
+            int rc = (int) SET_OPTION.invokeExact(st, id, level, name, value, value.byteSize());
+            Native.checkErrno("rdma_set_option", rc, st);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void migrateId(MemorySegment id, MemorySegment channel) {
+        try {
+            MemorySegment st = Errno.state();
+            int rc = (int) MIGRATE_ID.invokeExact(st, id, channel);
+            Native.checkErrno("rdma_migrate_id", rc, st);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void initQpAttr(MemorySegment id, MemorySegment qpAttr, MemorySegment mask) {
+        try {
+            MemorySegment st = Errno.state();
+            int rc = (int) INIT_QP_ATTR.invokeExact(st, id, qpAttr, mask);
+            Native.checkErrno("rdma_init_qp_attr", rc, st);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+}

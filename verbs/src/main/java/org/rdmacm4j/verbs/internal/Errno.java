@@ -1,0 +1,67 @@
+package org.rdmacm4j.verbs.internal;
+
+import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+
+/**
+ * errno capture for downcalls: every librdmacm call and every libibverbs call that reports
+ * failure through errno is linked with {@link #CAPTURE}, and its handle takes this thread's
+ * capture segment as the first argument.
+ *
+ * <p>Why a per-thread segment: the JVM may run Java code (and other native calls) between the
+ * native return and the point where errno is read, so errno must be saved by the linker itself;
+ * one segment per thread makes that free of allocation on every call.
+ */
+public final class Errno {
+    private Errno() { }
+
+    public static final Linker.Option CAPTURE = Linker.Option.captureCallState("errno");
+    private static final StructLayout STATE_LAYOUT = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = STATE_LAYOUT.varHandle(groupElement("errno"));
+
+    // Arena.ofAuto(): the segment lives as long as its thread's ThreadLocal entry.
+    private static final ThreadLocal<MemorySegment> STATE =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(STATE_LAYOUT));
+
+    private static final MethodHandle STRERROR = Libraries.LINKER.downcallHandle(
+            Libraries.libc().findOrThrow("strerror"), FunctionDescriptor.of(ADDRESS, JAVA_INT));
+
+    /** This thread's capture segment; pass it as the first argument of a capturing handle. */
+    public static MemorySegment state() {
+        MemorySegment s = STATE.get();
+        ERRNO.set(s, 0L, 0);
+        return s;
+    }
+
+    /** A fresh capture segment (benchmarks, tests). */
+    public static MemorySegment newState(Arena arena) {
+        return arena.allocate(STATE_LAYOUT);
+    }
+
+    /** errno as saved by the last capturing call that used {@code state}. */
+    public static int read(MemorySegment state) {
+        return (int) ERRNO.get(state, 0L);
+    }
+
+    /**
+     * strerror(3) text. glibc's strerror is thread-safe since 2.32 (an unknown number is
+     * formatted into a thread-local buffer); the text is copied out at once.
+     */
+    public static String describe(int errno) {
+        try {
+            MemorySegment s = (MemorySegment) STRERROR.invokeExact(errno);
+            return s.equals(MemorySegment.NULL) ? "Unknown error " + errno : s.reinterpret(4096).getString(0);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package org.rdmacm4j.verbs.internal;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import org.rdmacm4j.verbs.RdmaException;
+
+/**
+ * The one place where downcall handles are made and native failures become exceptions.
+ *
+ * <p>Three kinds of handle: {@link #errno} (errno captured; the handle's first parameter is the
+ * capture segment), {@link #plain} (functions that return their error number, or cannot fail),
+ * and {@link #critical} (short, non-blocking calls that never call back into Java: no thread
+ * state transition). Blocking calls (rdma_get_cm_event, ibv_get_cq_event, ibv_get_async_event)
+ * are never critical: a critical call holds up safepoints for as long as it runs.
+ */
+public final class Native {
+    private Native() { }
+
+    public static MethodHandle errno(SymbolLookup lib, String name, FunctionDescriptor fd) {
+        return Libraries.LINKER.downcallHandle(lib.findOrThrow(name), fd, Errno.CAPTURE);
+    }
+
+    public static MethodHandle plain(SymbolLookup lib, String name, FunctionDescriptor fd) {
+        return Libraries.LINKER.downcallHandle(lib.findOrThrow(name), fd);
+    }
+
+    public static MethodHandle critical(SymbolLookup lib, String name, FunctionDescriptor fd) {
+        return Libraries.LINKER.downcallHandle(lib.findOrThrow(name), fd, Linker.Option.critical(false));
+    }
+
+    /** A handle with no address bound: the function pointer is the first argument (ops tables). */
+    public static MethodHandle pointer(FunctionDescriptor fd, Linker.Option... options) {
+        return Libraries.LINKER.downcallHandle(fd, options);
+    }
+
+    /** The failure of {@code function} with errno as captured in {@code state}. */
+    public static RdmaException errnoFailure(String function, MemorySegment state) {
+        return failure(function, Errno.read(state));
+    }
+
+    /** The failure of {@code function} with the given error number. */
+    public static RdmaException failure(String function, int errno) {
+        return new RdmaException(function, errno, Errno.describe(errno));
+    }
+
+    /** Checks a call that returns 0 or -1 with errno (librdmacm's convention). */
+    public static void checkErrno(String function, int rc, MemorySegment state) {
+        if (rc != 0) {
+            throw errnoFailure(function, state);
+        }
+    }
+
+    /**
+     * Checks a call that returns 0 or an error number (ibv_modify_qp, ibv_dealloc_pd, ... per
+     * their man pages). Some providers return -errno instead; both signs are accepted.
+     */
+    public static void checkReturned(String function, int rc) {
+        if (rc != 0) {
+            throw failure(function, Math.abs(rc));
+        }
+    }
+
+    /** Checks a call that returns a pointer, NULL with errno on failure. */
+    public static MemorySegment checkPointer(String function, MemorySegment p, MemorySegment state) {
+        if (p.equals(MemorySegment.NULL)) {
+            throw errnoFailure(function, state);
+        }
+        return p;
+    }
+
+    /** For {@code invokeExact} call sites: rethrows unchecked, wraps anything else. */
+    public static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            throw r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        throw new AssertionError("unexpected checked exception from a downcall", t);
+    }
+
+    /** Reads a NUL-terminated C string at {@code p} (at most {@code max} bytes), null for NULL. */
+    public static String string(MemorySegment p, long max) {
+        return p.equals(MemorySegment.NULL) ? null : p.reinterpret(max).getString(0);
+    }
+}

@@ -1,0 +1,97 @@
+package org.rdmacm4j.verbs.internal;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SegmentAllocator;
+import java.lang.foreign.ValueLayout;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteOrder;
+
+/**
+ * {@code struct sockaddr_in}/{@code sockaddr_in6} from and to {@link InetSocketAddress}.
+ * Ports and IPv4 addresses are in network byte order in C; Java's {@code InetAddress} bytes
+ * already are, so they are copied as bytes, and the port is written big-endian explicitly.
+ */
+public final class Sockaddrs {
+    private Sockaddrs() { }
+
+    public static final short AF_INET = 2;
+    public static final short AF_INET6 = 10;
+
+    private static final ValueLayout.OfShort BE16 = JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN).withByteAlignment(1);
+    private static final ValueLayout.OfInt BE32 = JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN).withByteAlignment(1);
+
+    private static final long IN_FAMILY = Layouts.SOCKADDR_IN.offset("sin_family");
+    private static final long IN_PORT = Layouts.SOCKADDR_IN.offset("sin_port");
+    private static final long IN_ADDR = Layouts.SOCKADDR_IN.offset("sin_addr");
+    private static final long IN6_PORT = Layouts.SOCKADDR_IN6.offset("sin6_port");
+    private static final long IN6_FLOW = Layouts.SOCKADDR_IN6.offset("sin6_flowinfo");
+    private static final long IN6_ADDR = Layouts.SOCKADDR_IN6.offset("sin6_addr");
+    private static final long IN6_SCOPE = Layouts.SOCKADDR_IN6.offset("sin6_scope_id");
+
+    /** Validates an address the caller gave: non-null, resolved, port 0..65535 (InetSocketAddress ensures the range). */
+    public static InetSocketAddress check(InetSocketAddress a, String what) {
+        if (a == null) {
+            throw new IllegalArgumentException(what + " must not be null");
+        }
+        if (a.isUnresolved()) {
+            throw new IllegalArgumentException(what + " " + a + " is unresolved: rdma_cm takes numeric addresses");
+        }
+        return a;
+    }
+
+    /** Allocates a zeroed sockaddr_storage-sized buffer holding {@code a}. */
+    public static MemorySegment write(SegmentAllocator alloc, InetSocketAddress a) {
+        MemorySegment s = alloc.allocate(Layouts.SOCKADDR_STORAGE.size(), Layouts.SOCKADDR_STORAGE.alignment());
+        s.fill((byte) 0);
+        InetAddress ip = a.getAddress();
+        if (ip instanceof Inet4Address) {
+            s.set(JAVA_SHORT, IN_FAMILY, AF_INET);
+            s.set(BE16, IN_PORT, (short) a.getPort());
+            MemorySegment.copy(ip.getAddress(), 0, s, JAVA_BYTE, IN_ADDR, 4);
+        } else if (ip instanceof Inet6Address v6) {
+            s.set(JAVA_SHORT, 0, AF_INET6);
+            s.set(BE16, IN6_PORT, (short) a.getPort());
+            s.set(BE32, IN6_FLOW, 0);
+            MemorySegment.copy(ip.getAddress(), 0, s, JAVA_BYTE, IN6_ADDR, 16);
+            s.set(JAVA_INT, IN6_SCOPE, v6.getScopeId());
+        } else {
+            throw new IllegalArgumentException("unsupported address family: " + a);
+        }
+        return s;
+    }
+
+    /** Reads a sockaddr (AF_INET or AF_INET6); null for AF_UNSPEC (nothing bound/resolved yet) or AF_IB. */
+    public static InetSocketAddress read(MemorySegment sa) {
+        short family = sa.get(JAVA_SHORT, 0);
+        try {
+            if (family == AF_INET) {
+                byte[] b = new byte[4];
+                MemorySegment.copy(sa, JAVA_BYTE, IN_ADDR, b, 0, 4);
+                return new InetSocketAddress(InetAddress.getByAddress(b), Short.toUnsignedInt(sa.get(BE16, IN_PORT)));
+            }
+            if (family == AF_INET6) {
+                byte[] b = new byte[16];
+                MemorySegment.copy(sa, JAVA_BYTE, IN6_ADDR, b, 0, 16);
+                int scope = sa.get(JAVA_INT, IN6_SCOPE);
+                InetAddress ip = scope != 0 ? Inet6Address.getByAddress(null, b, scope) : InetAddress.getByAddress(b);
+                return new InetSocketAddress(ip, Short.toUnsignedInt(sa.get(BE16, IN6_PORT)));
+            }
+            return null;
+        } catch (UnknownHostException e) {
+            throw new AssertionError("raw address of the right length", e);
+        }
+    }
+
+    /** Network-order 16-bit value (as returned by rdma_get_src_port) to a host port number. */
+    public static int portFromNetworkOrder(short be) {
+        return Short.toUnsignedInt(Short.reverseBytes(be));
+    }
+}
