@@ -3,7 +3,7 @@
 # ten verified pings over rdma_cm on rxe0, then the kernel's resource counts are shown back at
 # rest. Each step has its own deadline.
 set -euo pipefail
-addr=192.0.2.1 client=192.0.2.3 port=7471 pings=10
+addr=${RDMACM4J_SERVER_ADDR:-192.0.2.1} client=${RDMACM4J_CLIENT_ADDR:-192.0.2.3} port=7471 pings=10
 echo "demo: rping server on ${addr}:${port}, client from ${client}, ${pings} pings"
 timeout 120 rping -s -v -V -C "${pings}" -a "${addr}" -p "${port}" > /tmp/rping-server.log 2>&1 &
 server=$!
