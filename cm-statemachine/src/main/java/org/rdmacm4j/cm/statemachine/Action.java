@@ -1,0 +1,160 @@
+package org.rdmacm4j.cm.statemachine;
+
+import java.util.Objects;
+
+/**
+ * What the core must do, in list order, for one transition. Actions are data: the machine decides,
+ * the core (the CM dispatcher) executes. Contract with the core:
+ * <ul>
+ *   <li>Actions run in order. A {@link NativeCall} may fail: the core then skips the rest of the
+ *       list and feeds {@link Input.CallFailed} before any other input. The machines therefore put
+ *       every fallible call after every action that must not be lost (acks, futures, timers).</li>
+ *   <li>All other actions cannot fail from the machine's point of view (a failing destroy is
+ *       logged by the core and the teardown goes on), and a destroy of an object that does not
+ *       exist is a no-op.</li>
+ * </ul>
+ */
+public sealed interface Action {
+
+    /** Native calls whose failure changes what the machine does next. */
+    sealed interface NativeCall extends Action { }
+
+    /** {@code rdma_ack_cm_event} for the event with this sequence number. */
+    record AckCmEvent(long seq) implements Action { }
+
+    /** {@code ibv_ack_async_event} for the async event with this sequence number. */
+    record AckAsyncEvent(long seq) implements Action { }
+
+    /** {@code rdma_create_id} (a fresh id for a retry after REJECTED: an id that was rejected cannot connect again). */
+    record CreateId() implements NativeCall { }
+
+    /** {@code rdma_resolve_addr} with the kernel-side timeout. */
+    record ResolveAddr(int timeoutMs) implements NativeCall { }
+
+    /** {@code rdma_resolve_route} with the kernel-side timeout. */
+    record ResolveRoute(int timeoutMs) implements NativeCall { }
+
+    /** Create the QP on the id ({@code rdma_create_qp}), plus its CQ(s) and completion channel if absent. */
+    record CreateQp() implements NativeCall { }
+
+    /** {@code rdma_connect} (RC: REQ; UD: SIDR_REQ). */
+    record Connect(Bytes privateData, CmTuning tuning) implements NativeCall {
+        public Connect {
+            Objects.requireNonNull(privateData, "privateData");
+            Objects.requireNonNull(tuning, "tuning");
+        }
+    }
+
+    /** {@code rdma_accept} (RC: REP; UD: SIDR_REP). */
+    record Accept(Bytes privateData, CmTuning tuning) implements NativeCall {
+        public Accept {
+            Objects.requireNonNull(privateData, "privateData");
+            Objects.requireNonNull(tuning, "tuning");
+        }
+    }
+
+    /** {@code rdma_join_multicast} with the group as context. */
+    record JoinMulticast(String group) implements NativeCall {
+        public JoinMulticast {
+            Objects.requireNonNull(group, "group");
+        }
+    }
+
+    /** Listener: destroy nothing, create a fresh id, bind it to the listener's address, listen. */
+    record Relisten() implements NativeCall { }
+
+    /** {@code rdma_reject} (IB: consumer reject, status 28, with this payload). */
+    record Reject(Bytes privateData) implements Action {
+        public Reject {
+            Objects.requireNonNull(privateData, "privateData");
+        }
+    }
+
+    /** {@code rdma_notify}: COMM_EST arrived before the RTU; tell the CM the connection is up. */
+    record Notify() implements Action { }
+
+    /** {@code rdma_disconnect}: sends DREQ (or answers one) and moves the QP to the error state. */
+    record Disconnect() implements Action { }
+
+    /** Flush the QP (error state, wait for the flush completions); answered by Quiesced(QP). */
+    record DrainQp() implements Action { }
+
+    /** {@code rdma_destroy_qp}. Every async event of the QP has been acked by then. */
+    record DestroyQp() implements Action { }
+
+    /** Ask the completion poller to stop and ack its CQ events; answered by Quiesced(CQ). */
+    record QuiesceCq() implements Action { }
+
+    /** {@code ibv_destroy_cq} for the id's CQ(s). Only after Quiesced(CQ). */
+    record DestroyCq() implements Action { }
+
+    /** {@code ibv_destroy_comp_channel}. Only after the CQs that use it are destroyed. */
+    record DestroyCompChannel() implements Action { }
+
+    /** {@code rdma_destroy_id}. Only when every CM event of the id has been acked (it blocks otherwise). */
+    record DestroyId() implements Action { }
+
+    /** {@code rdma_leave_multicast}. */
+    record LeaveMulticast(String group) implements Action {
+        public LeaveMulticast {
+            Objects.requireNonNull(group, "group");
+        }
+    }
+
+    /** Listener: hand a copied connection request to the application (a passive machine is created for it). */
+    record OfferRequest(Input.CmEvent request) implements Action {
+        public OfferRequest {
+            Objects.requireNonNull(request, "request");
+        }
+    }
+
+    /** Listener: the request arrived while the listener is gone; reject and destroy the new id. */
+    record RefuseRequest(Input.CmEvent request) implements Action {
+        public RefuseRequest {
+            Objects.requireNonNull(request, "request");
+        }
+    }
+
+    /** Arm (or re-arm) timer {@code kind}; its expiry comes back as TimerExpired(kind, generation). */
+    record ArmTimer(TimerKind kind, long generation, long delayNanos) implements Action {
+        public ArmTimer {
+            Objects.requireNonNull(kind, "kind");
+        }
+    }
+
+    record CancelTimer(TimerKind kind, long generation) implements Action {
+        public CancelTimer {
+            Objects.requireNonNull(kind, "kind");
+        }
+    }
+
+    /** Complete the future of command {@code request}. Emitted at most once per request. */
+    record CompleteFuture(long request, Outcome outcome) implements Action {
+        public CompleteFuture {
+            Objects.requireNonNull(outcome, "outcome");
+        }
+    }
+
+    /** Fail the future of command {@code request}. Emitted at most once per request. */
+    record FailFuture(long request, Failure failure) implements Action {
+        public FailFuture {
+            Objects.requireNonNull(failure, "failure");
+        }
+    }
+
+    /** Call the application's handler (off the dispatcher thread). */
+    record CallHandler(Notice notice) implements Action {
+        public CallHandler {
+            Objects.requireNonNull(notice, "notice");
+        }
+    }
+
+    /** An input the machine did not expect in this phase. Logged by the core; never an exception. */
+    record LogUnexpected(String phase, String input, String why) implements Action {
+        public LogUnexpected {
+            Objects.requireNonNull(phase, "phase");
+            Objects.requireNonNull(input, "input");
+            Objects.requireNonNull(why, "why");
+        }
+    }
+}

@@ -1,0 +1,53 @@
+package org.rdmacm4j.cm.statemachine;
+
+/**
+ * {@code enum ibv_event_type} from infiniband/verbs.h; {@link #code()} is the native value. The
+ * core routes an async event to the machine of the id that owns the QP, CQ or SRQ it names, and
+ * port/device events to every id on that port/device.
+ */
+public enum AsyncEventType {
+    CQ_ERR,
+    QP_FATAL,
+    QP_REQ_ERR,
+    QP_ACCESS_ERR,
+    COMM_EST,
+    SQ_DRAINED,
+    PATH_MIG,
+    PATH_MIG_ERR,
+    DEVICE_FATAL,
+    PORT_ACTIVE,
+    PORT_ERR,
+    LID_CHANGE,
+    PKEY_CHANGE,
+    SM_CHANGE,
+    SRQ_ERR,
+    SRQ_LIMIT_REACHED,
+    QP_LAST_WQE_REACHED,
+    CLIENT_REREGISTER,
+    GID_CHANGE,
+    WQ_FATAL;
+
+    /** The native {@code IBV_EVENT_*} value (the declaration order of the C enum). */
+    public int code() {
+        return ordinal();
+    }
+
+    /** The type for a native value; IllegalArgumentException for a value this build does not know. */
+    public static AsyncEventType ofCode(int code) {
+        AsyncEventType[] all = values();
+        if (code < 0 || code >= all.length) {
+            throw new IllegalArgumentException("unknown ibv_event_type " + code);
+        }
+        return all[code];
+    }
+
+    /** The QP (or the CQ/SRQ/WQ that feeds it) can no longer carry traffic. */
+    public boolean breaksQueuePair() {
+        return switch (this) {
+            case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL -> true;
+            case COMM_EST, SQ_DRAINED, PATH_MIG, PATH_MIG_ERR, DEVICE_FATAL, PORT_ACTIVE, PORT_ERR,
+                 LID_CHANGE, PKEY_CHANGE, SM_CHANGE, SRQ_LIMIT_REACHED, QP_LAST_WQE_REACHED,
+                 CLIENT_REREGISTER, GID_CHANGE -> false;
+        };
+    }
+}

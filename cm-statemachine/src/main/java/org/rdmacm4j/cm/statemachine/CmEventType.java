@@ -1,0 +1,35 @@
+package org.rdmacm4j.cm.statemachine;
+
+/** {@code enum rdma_cm_event_type} from rdma/rdma_cma.h; {@link #code()} is the native value. */
+public enum CmEventType {
+    ADDR_RESOLVED,
+    ADDR_ERROR,
+    ROUTE_RESOLVED,
+    ROUTE_ERROR,
+    CONNECT_REQUEST,
+    CONNECT_RESPONSE,
+    CONNECT_ERROR,
+    UNREACHABLE,
+    REJECTED,
+    ESTABLISHED,
+    DISCONNECTED,
+    DEVICE_REMOVAL,
+    MULTICAST_JOIN,
+    MULTICAST_ERROR,
+    ADDR_CHANGE,
+    TIMEWAIT_EXIT;
+
+    /** The native {@code RDMA_CM_EVENT_*} value (the declaration order of the C enum). */
+    public int code() {
+        return ordinal();
+    }
+
+    /** The type for a native value; IllegalArgumentException for a value this build does not know. */
+    public static CmEventType ofCode(int code) {
+        CmEventType[] all = values();
+        if (code < 0 || code >= all.length) {
+            throw new IllegalArgumentException("unknown rdma_cm_event_type " + code);
+        }
+        return all[code];
+    }
+}

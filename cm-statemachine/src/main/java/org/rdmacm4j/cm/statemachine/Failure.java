@@ -1,0 +1,72 @@
+package org.rdmacm4j.cm.statemachine;
+
+import java.util.Objects;
+
+/**
+ * Why a future failed or the handler reports an error. The core maps each to a typed exception
+ * (AddressResolutionException, ConnectionRejectedException, ...); a bare errno never escapes.
+ */
+public sealed interface Failure {
+    record AddressError(int status) implements Failure { }
+
+    record RouteError(int status) implements Failure { }
+
+    record Rejected(RejectReason reason) implements Failure {
+        public Rejected {
+            Objects.requireNonNull(reason, "reason");
+        }
+    }
+
+    /** UNREACHABLE: REQ/REP timed out ({@code -ETIMEDOUT}), SIDR failed, or the netevent path fired. */
+    record Unreachable(int status) implements Failure { }
+
+    record ConnectError(int status) implements Failure { }
+
+    /** DISCONNECTED arrived before ESTABLISHED. */
+    record PeerDisconnected(int status) implements Failure { }
+
+    /** A deadline of the policy passed. */
+    record TimedOut(TimerKind deadline) implements Failure {
+        public TimedOut {
+            Objects.requireNonNull(deadline, "deadline");
+        }
+    }
+
+    /** DEVICE_REMOVAL or IBV_EVENT_DEVICE_FATAL. */
+    record DeviceRemoved() implements Failure { }
+
+    /** The application cancelled. */
+    record Cancelled() implements Failure { }
+
+    /** The id was closed (or aborted) before the operation finished. */
+    record Closed() implements Failure { }
+
+    /** The command makes no sense for this kind of id or in this phase. */
+    record IllegalState(String why) implements Failure {
+        public IllegalState {
+            Objects.requireNonNull(why, "why");
+        }
+    }
+
+    record NativeCallFailed(String call, int errno) implements Failure {
+        public NativeCallFailed {
+            Objects.requireNonNull(call, "call");
+        }
+    }
+
+    /** An async event broke the QP (QP_FATAL, CQ_ERR, ...). */
+    record QueuePairError(AsyncEventType event) implements Failure {
+        public QueuePairError {
+            Objects.requireNonNull(event, "event");
+        }
+    }
+
+    record MulticastError(String group, int status) implements Failure {
+        public MulticastError {
+            Objects.requireNonNull(group, "group");
+        }
+    }
+
+    /** The listener could not be re-created after ADDR_CHANGE/DEVICE_REMOVAL. */
+    record ListenerFailed(int errno) implements Failure { }
+}

@@ -1,0 +1,123 @@
+package org.rdmacm4j.cm.statemachine;
+
+import java.util.Objects;
+import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
+import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
+
+/**
+ * Everything that can happen to an id, as an immutable value. The machines switch over this
+ * sealed hierarchy exhaustively; the compiler proves that no kind of input is forgotten.
+ */
+public sealed interface Input {
+
+    /**
+     * A copied {@code struct rdma_cm_event}. {@code seq} is the dispatcher's number for the native
+     * event; the machine answers it with exactly one {@link Action.AckCmEvent}.
+     */
+    record CmEvent(long seq, CmEventType type, int status, EventParams params) implements Input {
+        public CmEvent {
+            Objects.requireNonNull(type, "type");
+            Objects.requireNonNull(params, "params");
+        }
+
+        public static CmEvent of(long seq, CmEventType type, int status) {
+            return new CmEvent(seq, type, status, new EventParams.None());
+        }
+    }
+
+    /**
+     * A copied {@code struct ibv_async_event} routed to this id (its QP/CQ/SRQ, or the port/device it
+     * is bound to). Answered with exactly one {@link Action.AckAsyncEvent}.
+     */
+    record AsyncEvent(long seq, AsyncEventType type, int portNum) implements Input {
+        public AsyncEvent {
+            Objects.requireNonNull(type, "type");
+        }
+    }
+
+    /** A timer armed by {@link Action.ArmTimer} fired. A stale generation is ignored. */
+    record TimerExpired(TimerKind kind, long generation) implements Input {
+        public TimerExpired {
+            Objects.requireNonNull(kind, "kind");
+        }
+    }
+
+    /**
+     * The owner of a resource confirms it is quiet: for {@link Resource#QP} the QP is flushed
+     * (answer to {@link Action.DrainQp}); for {@link Resource#CQ} the poller stopped and acked every
+     * completion event with {@code ibv_ack_cq_events} (answer to {@link Action.QuiesceCq}).
+     */
+    record Quiesced(Resource resource) implements Input {
+        public Quiesced {
+            Objects.requireNonNull(resource, "resource");
+        }
+    }
+
+    /**
+     * A fallible native call of the previous transition failed. The core runs actions in order and
+     * stops at the first failure, so every action before {@code call} ran and none after it did.
+     */
+    record CallFailed(Action.NativeCall call, int errno) implements Input {
+        public CallFailed {
+            Objects.requireNonNull(call, "call");
+        }
+    }
+
+    /** Resources whose quiescence gates a destroy step. */
+    enum Resource { QP, CQ }
+
+    /**
+     * A local request. Those with a {@code request} number own a future that the machine completes
+     * or fails exactly once ({@link Action.CompleteFuture}, {@link Action.FailFuture}).
+     */
+    sealed interface Command extends Input {
+        /** Start: active RC connect, or UD address resolution (plus SIDR if the policy says so). */
+        record Connect(long request, PrivateData payload) implements Command {
+            public Connect {
+                Objects.requireNonNull(payload, "payload");
+            }
+        }
+
+        /** Accept a connection request (RC: REP; UD: SIDR_REP). */
+        record Accept(long request, PrivateData payload) implements Command {
+            public Accept {
+                Objects.requireNonNull(payload, "payload");
+            }
+        }
+
+        /** Reject a connection request with a consumer reject (IB status 28) carrying {@code payload}. */
+        record Reject(long request, PrivateData payload) implements Command {
+            public Reject {
+                Objects.requireNonNull(payload, "payload");
+                if (payload.kind() != MessageKind.REJECT) {
+                    throw new IllegalArgumentException("a reject carries REJECT private data, not "
+                            + payload.kind());
+                }
+            }
+        }
+
+        /** Graceful disconnect; completes when the peer answered (DISCONNECTED) or the deadline passed. */
+        record Disconnect(long request) implements Command { }
+
+        /** Graceful close; completes when every resource of the id is destroyed. */
+        record Close(long request) implements Command { }
+
+        /** Close without waiting for the peer: no DISCONNECTED wait, no TIMEWAIT wait. */
+        record Abort(long request) implements Command { }
+
+        /** Give up a pending connect/accept/join (its future fails with Cancelled); no-op otherwise. */
+        record Cancel() implements Command { }
+
+        record JoinMulticast(long request, String group) implements Command {
+            public JoinMulticast {
+                Objects.requireNonNull(group, "group");
+            }
+        }
+
+        record LeaveMulticast(long request, String group) implements Command {
+            public LeaveMulticast {
+                Objects.requireNonNull(group, "group");
+            }
+        }
+    }
+}

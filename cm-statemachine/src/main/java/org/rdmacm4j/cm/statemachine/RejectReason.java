@@ -1,0 +1,67 @@
+package org.rdmacm4j.cm.statemachine;
+
+import java.util.Objects;
+import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
+
+/**
+ * Why a peer (or the fabric) refused a connection, decoded from the REJECTED event's status, the
+ * transport and the private data. The IB CM reason codes are those of {@code enum ib_cm_rej_reason}
+ * (kernel include/rdma/ib_cm.h); iWARP reports every refusal as {@code -ECONNREFUSED}
+ * ({@code cma_iw_handler}), so there the framing header of the private data is what tells a
+ * consumer reject from "nobody listens".
+ */
+public sealed interface RejectReason {
+    /** IB_CM_REJ_TIMEOUT. */
+    int IB_TIMEOUT = 4;
+    /** IB_CM_REJ_INVALID_SERVICE_ID: nobody listens on that port (yet). */
+    int IB_INVALID_SERVICE_ID = 8;
+    /** IB_CM_REJ_STALE_CONN: the passive side still has state of an earlier connection with this QPN. */
+    int IB_STALE_CONN = 10;
+    /** IB_CM_REJ_CONSUMER_DEFINED: the application on the other side called rdma_reject. */
+    int IB_CONSUMER_DEFINED = 28;
+    /** -ECONNREFUSED, as delivered by iWARP. */
+    int NEG_ECONNREFUSED = -111;
+
+    /** The peer application rejected; {@code payload} is what it passed to rdma_reject. */
+    record ConsumerReject(PrivateData.Received payload) implements RejectReason {
+        public ConsumerReject {
+            Objects.requireNonNull(payload, "payload");
+        }
+    }
+
+    record NoListener() implements RejectReason { }
+
+    record StaleConnection() implements RejectReason { }
+
+    record Timeout() implements RejectReason { }
+
+    /** iWARP refused and the data carries no rdmacm4j header: no listener, or a peer that does not frame. */
+    record IwarpRefused(PrivateData.Received payload) implements RejectReason {
+        public IwarpRefused {
+            Objects.requireNonNull(payload, "payload");
+        }
+    }
+
+    record Other(int status, PrivateData.Received payload) implements RejectReason {
+        public Other {
+            Objects.requireNonNull(payload, "payload");
+        }
+    }
+
+    /** Decodes a REJECTED event. Never throws: status and data come from the network. */
+    static RejectReason decode(Transport transport, int status, Bytes privateData) {
+        PrivateData.Received data = PrivateData.decode(privateData);
+        return switch (transport) {
+            case INFINIBAND, ROCE -> switch (status) {
+                case IB_CONSUMER_DEFINED -> new ConsumerReject(data);
+                case IB_INVALID_SERVICE_ID -> new NoListener();
+                case IB_STALE_CONN -> new StaleConnection();
+                case IB_TIMEOUT -> new Timeout();
+                default -> new Other(status, data);
+            };
+            case IWARP -> status == NEG_ECONNREFUSED
+                    ? (data.framed() ? new ConsumerReject(data) : new IwarpRefused(data))
+                    : new Other(status, data);
+        };
+    }
+}

@@ -1,0 +1,295 @@
+package org.rdmacm4j.cm.statemachine.machine;
+
+import java.util.Objects;
+import org.rdmacm4j.cm.statemachine.Action;
+import org.rdmacm4j.cm.statemachine.CmIdMachine;
+import org.rdmacm4j.cm.statemachine.ConnectionPolicy;
+import org.rdmacm4j.cm.statemachine.Failure;
+import org.rdmacm4j.cm.statemachine.Input;
+import org.rdmacm4j.cm.statemachine.Input.CmEvent;
+import org.rdmacm4j.cm.statemachine.Notice;
+import org.rdmacm4j.cm.statemachine.Outcome;
+import org.rdmacm4j.cm.statemachine.RejectReason;
+import org.rdmacm4j.cm.statemachine.TimerKind;
+import org.rdmacm4j.cm.statemachine.Transition;
+import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.Draft;
+import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.RetryFrom;
+import org.rdmacm4j.cm.statemachine.machine.Teardown.Mode;
+import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
+import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
+
+/**
+ * The active (client) side of an RC connection: resolve address, create the QP, resolve route,
+ * connect, with one deadline over all of it and retries for the failures that deserve one
+ * (nvme-rdma host, xprtrdma, SPDK's stale-connection retry).
+ */
+public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, ActiveState> {
+    private final ConnectionPolicy policy;
+
+    public ActiveConnectionMachine(ConnectionPolicy policy) {
+        this.policy = Objects.requireNonNull(policy, "policy");
+    }
+
+    public ConnectionPolicy policy() {
+        return policy;
+    }
+
+    @Override
+    public String name() {
+        return "active";
+    }
+
+    @Override
+    public Class<ActivePhase> phaseType() {
+        return ActivePhase.class;
+    }
+
+    @Override
+    public Transition<ActiveState> step(ActiveState state, Input input) {
+        Emitter out = new Emitter();
+        out.ackIfEvent(input);
+        Draft d = state.context().draft();
+        ActivePhase next = input instanceof Input.TimerExpired t && !d.timers.isCurrent(t)
+                ? state.phase()   // a cancelled or superseded timer: harmless, ignore
+                : dispatch(state.phase(), input, d, out);
+        return new Transition<>(new ActiveState(next, d.build()), out.actions);
+    }
+
+    private ActivePhase dispatch(ActivePhase phase, Input in, Draft d, Emitter out) {
+        return switch (phase) {
+            case IDLE -> idle(in, d, out);
+            case RESOLVING_ADDR, RESOLVING_ROUTE, CONNECTING, BACKOFF -> opening(phase, in, d, out);
+            case ESTABLISHED -> Live.onInput(phase, in, d, out, policy).map(ActivePhase::of).orElse(phase);
+            case DISCONNECTING -> ActivePhase.of(Teardown.onInput(Teardown.Stage.DISCONNECTING, phase, in, d, out, policy, false));
+            case TIMEWAIT -> ActivePhase.of(Teardown.onInput(Teardown.Stage.TIMEWAIT, phase, in, d, out, policy, false));
+            case DRAINING -> ActivePhase.of(Teardown.onInput(Teardown.Stage.DRAINING, phase, in, d, out, policy, false));
+            case RELEASING -> ActivePhase.of(Teardown.onInput(Teardown.Stage.RELEASING, phase, in, d, out, policy, false));
+            case CLOSED -> {
+                Teardown.terminal(phase, in, out);
+                yield phase;
+            }
+        };
+    }
+
+    private ActivePhase idle(Input in, Draft d, Emitter out) {
+        ActivePhase phase = ActivePhase.IDLE;
+        return switch (in) {
+            case Input.Command.Connect c -> {
+                if (c.payload().kind() != MessageKind.CONNECT_REQUEST) {
+                    out.fail(c.request(), new Failure.IllegalState("connect needs CONNECT_REQUEST private data, not "
+                            + c.payload().kind()));
+                    yield phase;
+                }
+                d.pendingOpen = c.request();
+                d.openPayload = c.payload();
+                Opening.start(d, out, policy);
+                yield ActivePhase.RESOLVING_ADDR;
+            }
+            case Input.Command.Close c -> {
+                d.closeWaiters.add(c.request());
+                yield ActivePhase.of(Teardown.finish(d, out));
+            }
+            case Input.Command.Abort c -> {
+                d.closeWaiters.add(c.request());
+                yield ActivePhase.of(Teardown.finish(d, out));
+            }
+            case Input.Command.Disconnect c -> {
+                out.complete(c.request(), new Outcome.Done());
+                yield phase;
+            }
+            case Input.Command.Cancel c -> phase;
+            case Input.Command.Accept c -> illegal(out, c.request(), "an active id cannot accept", phase);
+            case Input.Command.Reject c -> illegal(out, c.request(), "an active id cannot reject", phase);
+            case Input.Command.JoinMulticast c -> illegal(out, c.request(), "multicast needs a UD id", phase);
+            case Input.Command.LeaveMulticast c -> illegal(out, c.request(), "multicast needs a UD id", phase);
+            case CmEvent e -> switch (e.type()) {
+                case DEVICE_REMOVAL -> ActivePhase.of(Teardown.begin(d, out, policy, Mode.DEVICE_GONE,
+                        new Failure.DeviceRemoved()));
+                case ADDR_CHANGE -> phase;
+                case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_REQUEST, CONNECT_RESPONSE,
+                     CONNECT_ERROR, UNREACHABLE, REJECTED, ESTABLISHED, DISCONNECTED, MULTICAST_JOIN,
+                     MULTICAST_ERROR, TIMEWAIT_EXIT -> unexpected(out, phase, in, "nothing was started");
+            };
+            case Input.AsyncEvent e -> asyncWithoutConnection(phase, e, d, out);
+            case Input.TimerExpired t -> unexpected(out, phase, in, "no timer is armed before connect");
+            case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
+            case Input.CallFailed f -> unexpected(out, phase, in, "no native call is outstanding");
+        };
+    }
+
+    private ActivePhase opening(ActivePhase phase, Input in, Draft d, Emitter out) {
+        return switch (in) {
+            case CmEvent e -> switch (e.type()) {
+                case ADDR_RESOLVED -> {
+                    if (phase != ActivePhase.RESOLVING_ADDR) {
+                        yield unexpected(out, phase, in, "no address resolution is outstanding");
+                    }
+                    Opening.resolveRoute(d, out, policy);
+                    yield ActivePhase.RESOLVING_ROUTE;
+                }
+                case ADDR_ERROR -> phase == ActivePhase.RESOLVING_ADDR
+                        ? retryOrFail(d, out, policy.retry().onAddrError(), RetryFrom.RESOLVE_ADDR,
+                                new Failure.AddressError(e.status()))
+                        : unexpected(out, phase, in, "no address resolution is outstanding");
+                case ROUTE_RESOLVED -> {
+                    if (phase != ActivePhase.RESOLVING_ROUTE) {
+                        yield unexpected(out, phase, in, "no route resolution is outstanding");
+                    }
+                    out.add(new Action.Connect(d.openPayload.wire(), policy.tuning()));
+                    d.connectSent = true;
+                    yield ActivePhase.CONNECTING;
+                }
+                case ROUTE_ERROR -> phase == ActivePhase.RESOLVING_ROUTE
+                        ? retryOrFail(d, out, policy.retry().onRouteError(), RetryFrom.RESOLVE_ROUTE,
+                                new Failure.RouteError(e.status()))
+                        : unexpected(out, phase, in, "no route resolution is outstanding");
+                case ESTABLISHED -> {
+                    if (phase != ActivePhase.CONNECTING) {
+                        yield unexpected(out, phase, in, "no connect is outstanding");
+                    }
+                    d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out.actions);
+                    d.established = true;
+                    d.attempts = 0;
+                    Outcome.Connected connected = new Outcome.Connected(
+                            PrivateData.decode(e.params().privateData()), e.params());
+                    out.complete(d.pendingOpen, connected);
+                    d.pendingOpen = 0;
+                    out.notice(new Notice.Established(connected));
+                    yield ActivePhase.ESTABLISHED;
+                }
+                case REJECTED -> {
+                    if (phase != ActivePhase.CONNECTING) {
+                        yield unexpected(out, phase, in, "no connect is outstanding");
+                    }
+                    RejectReason reason = RejectReason.decode(policy.transport(), e.status(),
+                            e.params().privateData());
+                    yield Opening.retryRejected(d, out, policy, reason)
+                            ? ActivePhase.BACKOFF
+                            : fail(d, out, Opening.rejected(reason), Mode.ABORT);
+                }
+                case CONNECT_ERROR -> {
+                    if (phase != ActivePhase.CONNECTING) {
+                        yield unexpected(out, phase, in, "no connect is outstanding");
+                    }
+                    d.connectionLost = true;
+                    yield fail(d, out, new Failure.ConnectError(e.status()), Mode.ABORT);
+                }
+                case UNREACHABLE -> {
+                    if (phase == ActivePhase.BACKOFF) {
+                        yield unexpected(out, phase, in, "nothing is in flight between attempts");
+                    }
+                    d.connectionLost = true;
+                    yield fail(d, out, new Failure.Unreachable(e.status()), Mode.ABORT);
+                }
+                // DISCONNECTED before ESTABLISHED (UCX #4719): fail the connect, answer with rdma_disconnect.
+                case DISCONNECTED -> phase == ActivePhase.CONNECTING
+                        ? fail(d, out, new Failure.PeerDisconnected(e.status()), Mode.ABORT)
+                        : unexpected(out, phase, in, "no connection to disconnect");
+                case DEVICE_REMOVAL -> fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
+                case ADDR_CHANGE -> phase; // the attempt goes on; if it fails, the retry policy decides
+                case CONNECT_RESPONSE -> unexpected(out, phase, in,
+                        "CONNECT_RESPONSE is only for ids without a QP; this id has one");
+                case TIMEWAIT_EXIT -> unexpected(out, phase, in, "no connection in timewait");
+                case CONNECT_REQUEST -> unexpected(out, phase, in, "connection request on a non-listening id");
+                case MULTICAST_JOIN, MULTICAST_ERROR -> unexpected(out, phase, in, "multicast event on an RC id");
+            };
+            case Input.AsyncEvent e -> {
+                if (e.type() == org.rdmacm4j.cm.statemachine.AsyncEventType.DEVICE_FATAL) {
+                    yield fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
+                }
+                if (e.type().breaksQueuePair() && d.hasQp) {
+                    yield fail(d, out, new Failure.QueuePairError(e.type()), Mode.ABORT);
+                }
+                yield asyncWithoutConnection(phase, e, d, out);
+            }
+            case Input.TimerExpired t -> {
+                d.timers = d.timers.fired(t.kind());
+                yield switch (t.kind()) {
+                    case CONNECT_DEADLINE -> fail(d, out, new Failure.TimedOut(TimerKind.CONNECT_DEADLINE), Mode.ABORT);
+                    case RETRY_BACKOFF -> phase == ActivePhase.BACKOFF
+                            ? of(Opening.resume(d, out, policy))
+                            : unexpected(out, phase, in, "no retry is scheduled");
+                    case DECISION_DEADLINE, ACCEPT_DEADLINE, DISCONNECT_DEADLINE, TIMEWAIT_DEADLINE, DRAIN_DEADLINE,
+                         QUIESCE_DEADLINE, RELISTEN_BACKOFF -> unexpected(out, phase, in, "timer not used while connecting");
+                };
+            }
+            case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
+            case Input.CallFailed f -> switch (f.call()) {
+                case Action.ResolveAddr a -> retryOrFail(d, out, policy.retry().onAddrError(), RetryFrom.RESOLVE_ADDR,
+                        new Failure.AddressError(-f.errno()));
+                case Action.ResolveRoute a -> retryOrFail(d, out, policy.retry().onRouteError(),
+                        RetryFrom.RESOLVE_ROUTE, new Failure.RouteError(-f.errno()));
+                case Action.CreateId a -> {
+                    d.hasId = false;
+                    yield fail(d, out, new Failure.NativeCallFailed("rdma_create_id", f.errno()), Mode.ABORT);
+                }
+                case Action.CreateQp a -> {
+                    d.hasQp = false;
+                    yield fail(d, out, new Failure.NativeCallFailed("rdma_create_qp", f.errno()), Mode.ABORT);
+                }
+                case Action.Connect a -> {
+                    d.connectSent = false;
+                    yield fail(d, out, new Failure.NativeCallFailed("rdma_connect", f.errno()), Mode.ABORT);
+                }
+                case Action.Accept a -> unexpected(out, phase, in, "an active id never accepts");
+                case Action.JoinMulticast a -> unexpected(out, phase, in, "an RC id never joins");
+                case Action.Relisten a -> unexpected(out, phase, in, "an active id never listens");
+            };
+            case Input.Command.Close c -> {
+                d.closeWaiters.add(c.request());
+                yield fail(d, out, new Failure.Closed(), Mode.ABORT);
+            }
+            case Input.Command.Abort c -> {
+                d.closeWaiters.add(c.request());
+                yield fail(d, out, new Failure.Closed(), Mode.ABORT);
+            }
+            case Input.Command.Disconnect c -> {
+                d.disconnectWaiters.add(c.request());
+                yield fail(d, out, new Failure.Closed(), Mode.ABORT);
+            }
+            case Input.Command.Cancel c -> fail(d, out, new Failure.Cancelled(), Mode.ABORT);
+            case Input.Command.Connect c -> illegal(out, c.request(), "a connect is already in progress", phase);
+            case Input.Command.Accept c -> illegal(out, c.request(), "an active id cannot accept", phase);
+            case Input.Command.Reject c -> illegal(out, c.request(), "an active id cannot reject", phase);
+            case Input.Command.JoinMulticast c -> illegal(out, c.request(), "multicast needs a UD id", phase);
+            case Input.Command.LeaveMulticast c -> illegal(out, c.request(), "multicast needs a UD id", phase);
+        };
+    }
+
+    /** Async events for an id that has no live connection: port/device news is harmless. */
+    private ActivePhase asyncWithoutConnection(ActivePhase phase, Input.AsyncEvent e, Draft d, Emitter out) {
+        return switch (e.type()) {
+            case DEVICE_FATAL -> ActivePhase.of(Teardown.begin(d, out, policy, Mode.DEVICE_GONE,
+                    new Failure.DeviceRemoved()));
+            case PORT_ACTIVE, PORT_ERR, LID_CHANGE, PKEY_CHANGE, SM_CHANGE, CLIENT_REREGISTER, GID_CHANGE,
+                 COMM_EST, SQ_DRAINED, QP_LAST_WQE_REACHED, PATH_MIG, PATH_MIG_ERR, SRQ_LIMIT_REACHED -> phase;
+            case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL ->
+                    unexpected(out, phase, e, "queue error but this id has no QP yet");
+        };
+    }
+
+    private ActivePhase retryOrFail(Draft d, Emitter out, boolean enabled, RetryFrom from, Failure failure) {
+        return Opening.retry(d, out, policy, enabled, from) ? ActivePhase.BACKOFF : fail(d, out, failure, Mode.ABORT);
+    }
+
+    private ActivePhase fail(Draft d, Emitter out, Failure failure, Mode mode) {
+        return ActivePhase.of(Teardown.begin(d, out, policy, mode, failure));
+    }
+
+    private static ActivePhase of(Opening.Step step) {
+        return switch (step) {
+            case RESOLVING_ADDR -> ActivePhase.RESOLVING_ADDR;
+            case RESOLVING_ROUTE -> ActivePhase.RESOLVING_ROUTE;
+        };
+    }
+
+    private static ActivePhase unexpected(Emitter out, ActivePhase phase, Input in, String why) {
+        out.unexpected(phase, in, why);
+        return phase;
+    }
+
+    private static ActivePhase illegal(Emitter out, long request, String why, ActivePhase phase) {
+        out.fail(request, new Failure.IllegalState(why));
+        return phase;
+    }
+}

@@ -1,0 +1,105 @@
+package org.rdmacm4j.cm.statemachine.machine;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import org.rdmacm4j.cm.statemachine.Timers;
+import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
+
+/**
+ * The data an active, passive or UD id carries besides its phase: which native objects exist,
+ * which futures are owed, which timers are armed. Immutable; a step works on a {@link Draft} and
+ * freezes it.
+ *
+ * @param pendingOpen     request number of the connect/accept future still owed, 0 if none
+ * @param openPayload     private data to send with (re)connects or the accept
+ * @param attempts        retries used by the current connect
+ * @param retryFrom       where the next retry starts
+ * @param connectSent     rdma_connect/rdma_accept was issued (a connection may exist to disconnect)
+ * @param connectionLost  the CM already ended the connection (DISCONNECTED, REJECTED, UNREACHABLE...)
+ * @param disconnectSent  rdma_disconnect was issued
+ * @param established     ESTABLISHED was seen (the handler is live)
+ * @param groups          UD: multicast groups joined or being joined, by group
+ */
+public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<Long> closeWaiters,
+                                List<Long> disconnectWaiters, int attempts, RetryFrom retryFrom, boolean hasId,
+                                boolean hasQp, boolean hasCq, boolean connectSent, boolean connectionLost,
+                                boolean disconnectSent, boolean established, Timers timers,
+                                Map<String, Group> groups) {
+
+    /** Where a retry resumes. */
+    public enum RetryFrom {
+        /** ADDR_ERROR: the kernel put the id back to ADDR_BOUND; resolve the address again. */
+        RESOLVE_ADDR,
+        /** ROUTE_ERROR: the id is back in ADDR_RESOLVED; resolve the route again. */
+        RESOLVE_ROUTE,
+        /** REJECTED: a rejected id cannot connect again; create a fresh id and start over. */
+        NEW_ID
+    }
+
+    /** A multicast group: {@code request} is the join future still owed (0 if none or a re-join). */
+    public record Group(long request, boolean joined, int rejoins) { }
+
+    public ConnectionContext {
+        closeWaiters = List.copyOf(closeWaiters);
+        disconnectWaiters = List.copyOf(disconnectWaiters);
+        Objects.requireNonNull(retryFrom, "retryFrom");
+        Objects.requireNonNull(timers, "timers");
+        groups = java.util.Collections.unmodifiableMap(new TreeMap<>(groups));
+    }
+
+    /** A fresh id that exists natively and owns nothing else yet. */
+    public static ConnectionContext fresh() {
+        return new ConnectionContext(0, null, List.of(), List.of(), 0, RetryFrom.RESOLVE_ADDR, true, false,
+                false, false, false, false, false, Timers.none(), Map.of());
+    }
+
+    Draft draft() {
+        return new Draft(this);
+    }
+
+    /** The mutable working copy of one step; never escapes the step. */
+    static final class Draft {
+        long pendingOpen;
+        PrivateData openPayload;
+        final List<Long> closeWaiters;
+        final List<Long> disconnectWaiters;
+        int attempts;
+        RetryFrom retryFrom;
+        boolean hasId;
+        boolean hasQp;
+        boolean hasCq;
+        boolean connectSent;
+        boolean connectionLost;
+        boolean disconnectSent;
+        boolean established;
+        Timers timers;
+        final TreeMap<String, Group> groups;
+
+        Draft(ConnectionContext c) {
+            pendingOpen = c.pendingOpen;
+            openPayload = c.openPayload;
+            closeWaiters = new ArrayList<>(c.closeWaiters);
+            disconnectWaiters = new ArrayList<>(c.disconnectWaiters);
+            attempts = c.attempts;
+            retryFrom = c.retryFrom;
+            hasId = c.hasId;
+            hasQp = c.hasQp;
+            hasCq = c.hasCq;
+            connectSent = c.connectSent;
+            connectionLost = c.connectionLost;
+            disconnectSent = c.disconnectSent;
+            established = c.established;
+            timers = c.timers;
+            groups = new TreeMap<>(c.groups);
+        }
+
+        ConnectionContext build() {
+            return new ConnectionContext(pendingOpen, openPayload, closeWaiters, disconnectWaiters, attempts,
+                    retryFrom, hasId, hasQp, hasCq, connectSent, connectionLost, disconnectSent, established,
+                    timers, groups);
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package org.rdmacm4j.cm.statemachine.machine;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.rdmacm4j.cm.statemachine.Action;
+import org.rdmacm4j.cm.statemachine.Failure;
+import org.rdmacm4j.cm.statemachine.Input;
+import org.rdmacm4j.cm.statemachine.Inputs;
+import org.rdmacm4j.cm.statemachine.Notice;
+import org.rdmacm4j.cm.statemachine.Outcome;
+import org.rdmacm4j.cm.statemachine.Phase;
+
+/** Collects the actions of one step, in order. Local to a step, so the machine stays pure. */
+final class Emitter {
+    final List<Action> actions = new ArrayList<>();
+
+    void add(Action action) {
+        actions.add(action);
+    }
+
+    void complete(long request, Outcome outcome) {
+        actions.add(new Action.CompleteFuture(request, outcome));
+    }
+
+    void fail(long request, Failure failure) {
+        actions.add(new Action.FailFuture(request, failure));
+    }
+
+    void notice(Notice notice) {
+        actions.add(new Action.CallHandler(notice));
+    }
+
+    void unexpected(Phase phase, Input input, String why) {
+        actions.add(new Action.LogUnexpected(phase.name(), Inputs.label(input), why));
+    }
+
+    /** Acks an event input first thing, before any action that could destroy its object. */
+    void ackIfEvent(Input input) {
+        switch (input) {
+            case Input.CmEvent e -> actions.add(new Action.AckCmEvent(e.seq()));
+            case Input.AsyncEvent e -> actions.add(new Action.AckAsyncEvent(e.seq()));
+            case Input.Command c -> { }
+            case Input.TimerExpired t -> { }
+            case Input.Quiesced q -> { }
+            case Input.CallFailed f -> { }
+        }
+    }
+}

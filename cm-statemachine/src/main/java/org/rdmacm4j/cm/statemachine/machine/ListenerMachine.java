@@ -1,0 +1,181 @@
+package org.rdmacm4j.cm.statemachine.machine;
+
+import java.util.Objects;
+import org.rdmacm4j.cm.statemachine.Action;
+import org.rdmacm4j.cm.statemachine.CmIdMachine;
+import org.rdmacm4j.cm.statemachine.Failure;
+import org.rdmacm4j.cm.statemachine.Input;
+import org.rdmacm4j.cm.statemachine.Input.CmEvent;
+import org.rdmacm4j.cm.statemachine.ListenerPolicy;
+import org.rdmacm4j.cm.statemachine.Notice;
+import org.rdmacm4j.cm.statemachine.Outcome;
+import org.rdmacm4j.cm.statemachine.TimerKind;
+import org.rdmacm4j.cm.statemachine.Timers;
+import org.rdmacm4j.cm.statemachine.Transition;
+
+/**
+ * A listening id. CONNECT_REQUEST is an event of the listening id in librdmacm (its ack counts
+ * against the listener, and rdma_destroy_id of the listener waits for it), so the listener acks it
+ * at once, after the core copied it, and offers the copy; the new id gets its own passive machine.
+ * Nothing held means nothing can block the listener's destroy. ADDR_CHANGE and DEVICE_REMOVAL
+ * re-create the listener (nvmet repair_work, isert, SPDK); established children are not touched.
+ */
+public final class ListenerMachine implements CmIdMachine<ListenerPhase, ListenerState> {
+    private final ListenerPolicy policy;
+
+    public ListenerMachine(ListenerPolicy policy) {
+        this.policy = Objects.requireNonNull(policy, "policy");
+    }
+
+    @Override
+    public String name() {
+        return "listener";
+    }
+
+    @Override
+    public Class<ListenerPhase> phaseType() {
+        return ListenerPhase.class;
+    }
+
+    @Override
+    public Transition<ListenerState> step(ListenerState s, Input in) {
+        Emitter out = new Emitter();
+        out.ackIfEvent(in);
+        if (in instanceof Input.TimerExpired t && !s.timers().isCurrent(t)) {
+            return new Transition<>(s, out.actions);
+        }
+        ListenerState next = switch (s.phase()) {
+            case LISTENING, RELISTEN_BACKOFF -> live(s, in, out);
+            case CLOSED -> closed(s, in, out);
+        };
+        return new Transition<>(next, out.actions);
+    }
+
+    private ListenerState live(ListenerState s, Input in, Emitter out) {
+        ListenerPhase phase = s.phase();
+        return switch (in) {
+            case CmEvent e -> switch (e.type()) {
+                case CONNECT_REQUEST -> {
+                    if (phase == ListenerPhase.LISTENING) {
+                        out.add(new Action.OfferRequest(e));
+                    } else {
+                        out.add(new Action.RefuseRequest(e));
+                        out.unexpected(phase, in, "connection request while the listening id is gone");
+                    }
+                    yield s.attempts() == 0 ? s : new ListenerState(phase, s.hasId(), 0, s.timers());
+                }
+                case ADDR_CHANGE -> {
+                    out.notice(new Notice.AddressChanged());
+                    yield policy.relistenOnAddrChange() && phase == ListenerPhase.LISTENING ? restart(s, out) : s;
+                }
+                case DEVICE_REMOVAL -> {
+                    out.notice(new Notice.DeviceRemoved());
+                    if (phase == ListenerPhase.RELISTEN_BACKOFF) {
+                        yield s;
+                    }
+                    yield policy.relistenOnDeviceRemoval() ? restart(s, out) : close(s, out, 0);
+                }
+                case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_RESPONSE, CONNECT_ERROR,
+                     UNREACHABLE, REJECTED, ESTABLISHED, DISCONNECTED, MULTICAST_JOIN, MULTICAST_ERROR,
+                     TIMEWAIT_EXIT -> unexpected(s, out, in, "a listening id only gets requests, "
+                        + "address changes and device removal");
+            };
+            case Input.AsyncEvent e -> switch (e.type()) {
+                case DEVICE_FATAL -> {
+                    out.notice(new Notice.DeviceRemoved());
+                    yield phase == ListenerPhase.LISTENING ? restart(s, out) : s;
+                }
+                case PORT_ACTIVE -> {
+                    // The port is back: do not wait out the backoff.
+                    if (phase == ListenerPhase.RELISTEN_BACKOFF) {
+                        Timers t = s.timers().cancel(TimerKind.RELISTEN_BACKOFF, out.actions);
+                        out.add(new Action.Relisten());
+                        yield new ListenerState(ListenerPhase.LISTENING, true, s.attempts(), t);
+                    }
+                    yield s;
+                }
+                case PORT_ERR, LID_CHANGE, PKEY_CHANGE, SM_CHANGE, CLIENT_REREGISTER, GID_CHANGE -> s;
+                case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, COMM_EST, SQ_DRAINED, PATH_MIG, PATH_MIG_ERR,
+                     SRQ_ERR, SRQ_LIMIT_REACHED, QP_LAST_WQE_REACHED, WQ_FATAL ->
+                        unexpected(s, out, in, "a listening id has no QP, CQ or SRQ");
+            };
+            case Input.TimerExpired t -> {
+                Timers timers = s.timers().fired(t.kind());
+                if (t.kind() == TimerKind.RELISTEN_BACKOFF && phase == ListenerPhase.RELISTEN_BACKOFF) {
+                    out.add(new Action.Relisten());
+                    yield new ListenerState(ListenerPhase.LISTENING, true, s.attempts(), timers);
+                }
+                yield unexpected(new ListenerState(phase, s.hasId(), s.attempts(), timers), out, in,
+                        "timer not used by a listener in this phase");
+            }
+            case Input.CallFailed f -> switch (f.call()) {
+                case Action.Relisten r -> {
+                    if (s.attempts() >= policy.relisten().maxAttempts()) {
+                        out.notice(new Notice.Error(new Failure.ListenerFailed(f.errno())));
+                        yield close(new ListenerState(phase, false, s.attempts(), s.timers()), out, 0);
+                    }
+                    int attempt = s.attempts() + 1;
+                    Timers t = s.timers().arm(TimerKind.RELISTEN_BACKOFF, policy.relisten().backoffNanos(attempt),
+                            out.actions);
+                    yield new ListenerState(ListenerPhase.RELISTEN_BACKOFF, false, attempt, t);
+                }
+                case Action.CreateId a -> unexpected(s, out, in, "a listener re-creates its id with Relisten");
+                case Action.ResolveAddr a -> unexpected(s, out, in, "a listener never resolves");
+                case Action.ResolveRoute a -> unexpected(s, out, in, "a listener never resolves");
+                case Action.CreateQp a -> unexpected(s, out, in, "a listener has no QP");
+                case Action.Connect a -> unexpected(s, out, in, "a listener never connects");
+                case Action.Accept a -> unexpected(s, out, in, "the passive id accepts, not the listener");
+                case Action.JoinMulticast a -> unexpected(s, out, in, "a listener never joins");
+            };
+            case Input.Quiesced q -> unexpected(s, out, in, "a listener has nothing to quiesce");
+            case Input.Command.Close c -> close(s, out, c.request());
+            case Input.Command.Abort c -> close(s, out, c.request());
+            case Input.Command.Disconnect c -> illegal(s, out, c.request(), "a listener has no connection");
+            case Input.Command.Cancel c -> s;
+            case Input.Command.Connect c -> illegal(s, out, c.request(), "a listener cannot connect");
+            case Input.Command.Accept c -> illegal(s, out, c.request(), "accept the request's own id, not the listener");
+            case Input.Command.Reject c -> illegal(s, out, c.request(), "reject the request's own id, not the listener");
+            case Input.Command.JoinMulticast c -> illegal(s, out, c.request(), "multicast needs a UD id");
+            case Input.Command.LeaveMulticast c -> illegal(s, out, c.request(), "multicast needs a UD id");
+        };
+    }
+
+    /** Destroy the listening id (its events are all acked) and re-create it after a short backoff. */
+    private ListenerState restart(ListenerState s, Emitter out) {
+        if (s.hasId()) {
+            out.add(new Action.DestroyId());
+        }
+        Timers t = s.timers().arm(TimerKind.RELISTEN_BACKOFF, policy.relisten().backoffNanos(1), out.actions);
+        return new ListenerState(ListenerPhase.RELISTEN_BACKOFF, false, 1, t);
+    }
+
+    private static ListenerState close(ListenerState s, Emitter out, long request) {
+        if (s.hasId()) {
+            out.add(new Action.DestroyId());
+        }
+        Timers t = s.timers().cancelAll(out.actions);
+        if (request != 0) {
+            out.complete(request, new Outcome.Done());
+        }
+        return new ListenerState(ListenerPhase.CLOSED, false, s.attempts(), t);
+    }
+
+    private static ListenerState closed(ListenerState s, Input in, Emitter out) {
+        if (in instanceof CmEvent e && e.type() == org.rdmacm4j.cm.statemachine.CmEventType.CONNECT_REQUEST) {
+            // A request that raced with the close still owns a new native id: reject and destroy it.
+            out.add(new Action.RefuseRequest(e));
+        }
+        Teardown.terminal(s.phase(), in, out);
+        return s;
+    }
+
+    private static ListenerState unexpected(ListenerState s, Emitter out, Input in, String why) {
+        out.unexpected(s.phase(), in, why);
+        return s;
+    }
+
+    private static ListenerState illegal(ListenerState s, Emitter out, long request, String why) {
+        out.fail(request, new Failure.IllegalState(why));
+        return s;
+    }
+}

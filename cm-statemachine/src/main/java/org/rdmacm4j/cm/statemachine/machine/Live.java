@@ -1,0 +1,103 @@
+package org.rdmacm4j.cm.statemachine.machine;
+
+import java.util.Optional;
+import org.rdmacm4j.cm.statemachine.ConnectionPolicy;
+import org.rdmacm4j.cm.statemachine.Failure;
+import org.rdmacm4j.cm.statemachine.Input;
+import org.rdmacm4j.cm.statemachine.Notice;
+import org.rdmacm4j.cm.statemachine.Phase;
+import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.Draft;
+import org.rdmacm4j.cm.statemachine.machine.Teardown.Mode;
+import org.rdmacm4j.cm.statemachine.machine.Teardown.Stage;
+
+/**
+ * An established RC connection, active or passive: the inputs that end it and those that only
+ * inform the handler. Returns the teardown stage entered, or empty to stay established.
+ */
+final class Live {
+    private Live() {
+    }
+
+    static Optional<Stage> onInput(Phase phase, Input in, Draft d, Emitter out, ConnectionPolicy p) {
+        return switch (in) {
+            case Input.CmEvent e -> switch (e.type()) {
+                case DISCONNECTED -> {
+                    out.notice(new Notice.Disconnected(e.status()));
+                    yield Optional.of(Teardown.peerGone(d, out, p));
+                }
+                case UNREACHABLE -> {
+                    // Linux >= 6.0 netevent path (libfabric #12362): the path is gone; tear down.
+                    yield fatal(d, out, p, new Failure.Unreachable(e.status()), Mode.ABORT);
+                }
+                case CONNECT_ERROR -> fatal(d, out, p, new Failure.ConnectError(e.status()), Mode.ABORT);
+                case ADDR_CHANGE -> {
+                    out.notice(new Notice.AddressChanged());
+                    yield p.disconnectOnAddrChange()
+                            ? Optional.of(Teardown.begin(d, out, p, Mode.GRACEFUL, new Failure.Closed()))
+                            : Optional.empty();
+                }
+                case DEVICE_REMOVAL -> {
+                    out.notice(new Notice.DeviceRemoved());
+                    yield Optional.of(Teardown.begin(d, out, p, Mode.DEVICE_GONE, new Failure.DeviceRemoved()));
+                }
+                case TIMEWAIT_EXIT -> stay(out, phase, in, "TIMEWAIT_EXIT before DISCONNECTED");
+                case ESTABLISHED -> stay(out, phase, in, "duplicate ESTABLISHED");
+                case REJECTED -> stay(out, phase, in, "REJECTED after ESTABLISHED");
+                case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_RESPONSE ->
+                        stay(out, phase, in, "resolution/connect event on an established id");
+                case CONNECT_REQUEST -> stay(out, phase, in, "connection request on a non-listening id");
+                case MULTICAST_JOIN, MULTICAST_ERROR -> stay(out, phase, in, "multicast event on an RC id");
+            };
+            case Input.AsyncEvent e -> switch (e.type()) {
+                case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL ->
+                        fatal(d, out, p, new Failure.QueuePairError(e.type()), Mode.ABORT);
+                case DEVICE_FATAL -> {
+                    out.notice(new Notice.DeviceRemoved());
+                    yield Optional.of(Teardown.begin(d, out, p, Mode.DEVICE_GONE, new Failure.DeviceRemoved()));
+                }
+                case PATH_MIG, PATH_MIG_ERR, PORT_ERR, SRQ_LIMIT_REACHED -> {
+                    out.notice(new Notice.Async(e.type()));
+                    yield Optional.empty();
+                }
+                case COMM_EST, SQ_DRAINED, PORT_ACTIVE, LID_CHANGE, PKEY_CHANGE, SM_CHANGE, QP_LAST_WQE_REACHED,
+                     CLIENT_REREGISTER, GID_CHANGE -> Optional.empty();
+            };
+            case Input.TimerExpired t -> stay(out, phase, in, "no timer runs while established");
+            case Input.Quiesced q -> stay(out, phase, in, "nothing is being quiesced");
+            case Input.CallFailed f -> stay(out, phase, in, "no native call is outstanding");
+            case Input.Command.Close c -> {
+                d.closeWaiters.add(c.request());
+                yield Optional.of(Teardown.begin(d, out, p, Mode.GRACEFUL, new Failure.Closed()));
+            }
+            case Input.Command.Abort c -> {
+                d.closeWaiters.add(c.request());
+                yield Optional.of(Teardown.begin(d, out, p, Mode.ABORT, new Failure.Closed()));
+            }
+            case Input.Command.Disconnect c -> {
+                d.disconnectWaiters.add(c.request());
+                yield Optional.of(Teardown.begin(d, out, p, Mode.GRACEFUL, new Failure.Closed()));
+            }
+            case Input.Command.Cancel c -> Optional.empty();
+            case Input.Command.Connect c -> illegal(out, c.request(), "already connected");
+            case Input.Command.Accept c -> illegal(out, c.request(), "already connected");
+            case Input.Command.Reject c -> illegal(out, c.request(), "already connected");
+            case Input.Command.JoinMulticast c -> illegal(out, c.request(), "multicast needs a UD id");
+            case Input.Command.LeaveMulticast c -> illegal(out, c.request(), "multicast needs a UD id");
+        };
+    }
+
+    private static Optional<Stage> fatal(Draft d, Emitter out, ConnectionPolicy p, Failure failure, Mode mode) {
+        out.notice(new Notice.Error(failure));
+        return Optional.of(Teardown.begin(d, out, p, mode, failure));
+    }
+
+    static Optional<Stage> stay(Emitter out, Phase phase, Input in, String why) {
+        out.unexpected(phase, in, why);
+        return Optional.empty();
+    }
+
+    static Optional<Stage> illegal(Emitter out, long request, String why) {
+        out.fail(request, new Failure.IllegalState(why));
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,265 @@
+package org.rdmacm4j.cm.statemachine.machine;
+
+import java.util.Objects;
+import org.rdmacm4j.cm.statemachine.Action;
+import org.rdmacm4j.cm.statemachine.CmIdMachine;
+import org.rdmacm4j.cm.statemachine.ConnectionPolicy;
+import org.rdmacm4j.cm.statemachine.Failure;
+import org.rdmacm4j.cm.statemachine.Input;
+import org.rdmacm4j.cm.statemachine.Input.CmEvent;
+import org.rdmacm4j.cm.statemachine.Notice;
+import org.rdmacm4j.cm.statemachine.Outcome;
+import org.rdmacm4j.cm.statemachine.RejectReason;
+import org.rdmacm4j.cm.statemachine.TimerKind;
+import org.rdmacm4j.cm.statemachine.Transition;
+import org.rdmacm4j.cm.statemachine.Bytes;
+import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.Draft;
+import org.rdmacm4j.cm.statemachine.machine.Teardown.Mode;
+import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
+import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
+
+/**
+ * The passive (server) side of an RC connection, from the copied CONNECT_REQUEST (the listener
+ * acked it already) to accept or reject, ESTABLISHED and teardown. The shape of nvmet-rdma's queue
+ * (nvmet_rdma_cm_handler): the application decides, the id answers the peer in every path (a
+ * request that is closed, times out or whose QP cannot be created is rejected, not left to time out).
+ */
+public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase, PassiveState> {
+    private final ConnectionPolicy policy;
+
+    public PassiveConnectionMachine(ConnectionPolicy policy) {
+        this.policy = Objects.requireNonNull(policy, "policy");
+    }
+
+    public ConnectionPolicy policy() {
+        return policy;
+    }
+
+    @Override
+    public String name() {
+        return "passive";
+    }
+
+    @Override
+    public Class<PassivePhase> phaseType() {
+        return PassivePhase.class;
+    }
+
+    /** The new id of a CONNECT_REQUEST: arms the decision deadline. */
+    public Transition<PassiveState> open() {
+        Emitter out = new Emitter();
+        Draft d = ConnectionContext.fresh().draft();
+        d.timers = d.timers.arm(TimerKind.DECISION_DEADLINE, policy.deadlines().decision().toNanos(), out.actions);
+        return new Transition<>(new PassiveState(PassivePhase.REQUEST_RECEIVED, d.build()), out.actions);
+    }
+
+    @Override
+    public Transition<PassiveState> step(PassiveState state, Input input) {
+        Emitter out = new Emitter();
+        out.ackIfEvent(input);
+        Draft d = state.context().draft();
+        PassivePhase next = input instanceof Input.TimerExpired t && !d.timers.isCurrent(t)
+                ? state.phase()
+                : dispatch(state.phase(), input, d, out);
+        return new Transition<>(new PassiveState(next, d.build()), out.actions);
+    }
+
+    private PassivePhase dispatch(PassivePhase phase, Input in, Draft d, Emitter out) {
+        return switch (phase) {
+            case REQUEST_RECEIVED -> requestReceived(in, d, out);
+            case ACCEPTING -> accepting(in, d, out);
+            case ESTABLISHED -> Live.onInput(phase, in, d, out, policy).map(PassivePhase::of).orElse(phase);
+            case DISCONNECTING -> PassivePhase.of(Teardown.onInput(Teardown.Stage.DISCONNECTING, phase, in, d, out, policy, false));
+            case TIMEWAIT -> PassivePhase.of(Teardown.onInput(Teardown.Stage.TIMEWAIT, phase, in, d, out, policy, false));
+            case DRAINING -> PassivePhase.of(Teardown.onInput(Teardown.Stage.DRAINING, phase, in, d, out, policy, false));
+            case RELEASING -> PassivePhase.of(Teardown.onInput(Teardown.Stage.RELEASING, phase, in, d, out, policy, false));
+            case CLOSED -> {
+                Teardown.terminal(phase, in, out);
+                yield phase;
+            }
+        };
+    }
+
+    private PassivePhase requestReceived(Input in, Draft d, Emitter out) {
+        PassivePhase phase = PassivePhase.REQUEST_RECEIVED;
+        return switch (in) {
+            case Input.Command.Accept c -> {
+                if (c.payload().kind() != MessageKind.ACCEPT) {
+                    yield illegal(out, c.request(), "accept needs ACCEPT private data, not " + c.payload().kind(), phase);
+                }
+                d.timers = d.timers.cancel(TimerKind.DECISION_DEADLINE, out.actions);
+                d.pendingOpen = c.request();
+                d.openPayload = c.payload();
+                d.timers = d.timers.arm(TimerKind.ACCEPT_DEADLINE, policy.deadlines().accept().toNanos(), out.actions);
+                Opening.createQp(d, out);
+                out.add(new Action.Accept(c.payload().wire(), policy.tuning()));
+                d.connectSent = true;
+                yield PassivePhase.ACCEPTING;
+            }
+            case Input.Command.Reject c -> {
+                out.add(new Action.Reject(c.payload().wire()));
+                out.complete(c.request(), new Outcome.Done());
+                yield PassivePhase.of(Teardown.finish(d, out));
+            }
+            case Input.Command.Close c -> refuse(d, out, c.request());
+            case Input.Command.Abort c -> refuse(d, out, c.request());
+            case Input.Command.Disconnect c -> {
+                out.complete(c.request(), new Outcome.Done());
+                yield phase;
+            }
+            case Input.Command.Cancel c -> phase;
+            case Input.Command.Connect c -> illegal(out, c.request(), "a passive id cannot connect", phase);
+            case Input.Command.JoinMulticast c -> illegal(out, c.request(), "multicast needs a UD id", phase);
+            case Input.Command.LeaveMulticast c -> illegal(out, c.request(), "multicast needs a UD id", phase);
+            case CmEvent e -> switch (e.type()) {
+                // The active side gave up (its REQ timed out, it was destroyed) before we decided.
+                case REJECTED, UNREACHABLE, CONNECT_ERROR, DISCONNECTED -> {
+                    d.connectionLost = true;
+                    yield PassivePhase.of(Teardown.finish(d, out));
+                }
+                case DEVICE_REMOVAL -> PassivePhase.of(Teardown.begin(d, out, policy, Mode.DEVICE_GONE,
+                        new Failure.DeviceRemoved()));
+                case ADDR_CHANGE -> phase;
+                case ESTABLISHED -> unexpected(out, phase, in, "ESTABLISHED before accept");
+                case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_RESPONSE, TIMEWAIT_EXIT ->
+                        unexpected(out, phase, in, "not an event of a passive id awaiting a decision");
+                case CONNECT_REQUEST -> unexpected(out, phase, in, "connection request on a non-listening id");
+                case MULTICAST_JOIN, MULTICAST_ERROR -> unexpected(out, phase, in, "multicast event on an RC id");
+            };
+            case Input.AsyncEvent e -> switch (e.type()) {
+                case DEVICE_FATAL -> PassivePhase.of(Teardown.begin(d, out, policy, Mode.DEVICE_GONE,
+                        new Failure.DeviceRemoved()));
+                case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL, COMM_EST ->
+                        unexpected(out, phase, in, "this id has no QP yet");
+                case SQ_DRAINED, PATH_MIG, PATH_MIG_ERR, PORT_ACTIVE, PORT_ERR, LID_CHANGE, PKEY_CHANGE, SM_CHANGE,
+                     SRQ_LIMIT_REACHED, QP_LAST_WQE_REACHED, CLIENT_REREGISTER, GID_CHANGE -> phase;
+            };
+            case Input.TimerExpired t -> {
+                d.timers = d.timers.fired(t.kind());
+                if (t.kind() == TimerKind.DECISION_DEADLINE) {
+                    // The application never answered: reject rather than let the peer's REQ time out.
+                    out.add(new Action.Reject(Bytes.empty()));
+                    yield PassivePhase.of(Teardown.finish(d, out));
+                }
+                yield unexpected(out, phase, in, "timer not used before accept");
+            }
+            case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
+            case Input.CallFailed f -> unexpected(out, phase, in, "no native call is outstanding");
+        };
+    }
+
+    private PassivePhase refuse(Draft d, Emitter out, long request) {
+        d.closeWaiters.add(request);
+        out.add(new Action.Reject(Bytes.empty()));
+        return PassivePhase.of(Teardown.finish(d, out));
+    }
+
+    private PassivePhase accepting(Input in, Draft d, Emitter out) {
+        PassivePhase phase = PassivePhase.ACCEPTING;
+        return switch (in) {
+            case CmEvent e -> switch (e.type()) {
+                case ESTABLISHED -> {
+                    d.timers = d.timers.cancel(TimerKind.ACCEPT_DEADLINE, out.actions);
+                    d.established = true;
+                    Outcome.Connected connected = new Outcome.Connected(
+                            PrivateData.decode(e.params().privateData()), e.params());
+                    out.complete(d.pendingOpen, connected);
+                    d.pendingOpen = 0;
+                    out.notice(new Notice.Established(connected));
+                    yield PassivePhase.ESTABLISHED;
+                }
+                case REJECTED -> {
+                    d.connectionLost = true;
+                    yield fail(d, out, new Failure.Rejected(RejectReason.decode(policy.transport(), e.status(),
+                            e.params().privateData())), Mode.ABORT);
+                }
+                case UNREACHABLE -> {
+                    d.connectionLost = true;
+                    yield fail(d, out, new Failure.Unreachable(e.status()), Mode.ABORT);
+                }
+                case CONNECT_ERROR -> {
+                    d.connectionLost = true;
+                    yield fail(d, out, new Failure.ConnectError(e.status()), Mode.ABORT);
+                }
+                case DISCONNECTED -> fail(d, out, new Failure.PeerDisconnected(e.status()), Mode.ABORT);
+                case DEVICE_REMOVAL -> fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
+                case ADDR_CHANGE -> phase;
+                case TIMEWAIT_EXIT -> unexpected(out, phase, in, "no connection in timewait");
+                case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_RESPONSE ->
+                        unexpected(out, phase, in, "not an event of a passive id");
+                case CONNECT_REQUEST -> unexpected(out, phase, in, "connection request on a non-listening id");
+                case MULTICAST_JOIN, MULTICAST_ERROR -> unexpected(out, phase, in, "multicast event on an RC id");
+            };
+            case Input.AsyncEvent e -> switch (e.type()) {
+                // Data arrived before the RTU: tell the CM the connection is up (nvmet_rdma_qp_event).
+                case COMM_EST -> {
+                    out.add(new Action.Notify());
+                    yield phase;
+                }
+                case DEVICE_FATAL -> fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
+                case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL ->
+                        fail(d, out, new Failure.QueuePairError(e.type()), Mode.ABORT);
+                case SQ_DRAINED, PATH_MIG, PATH_MIG_ERR, PORT_ACTIVE, PORT_ERR, LID_CHANGE, PKEY_CHANGE, SM_CHANGE,
+                     SRQ_LIMIT_REACHED, QP_LAST_WQE_REACHED, CLIENT_REREGISTER, GID_CHANGE -> phase;
+            };
+            case Input.TimerExpired t -> {
+                d.timers = d.timers.fired(t.kind());
+                yield t.kind() == TimerKind.ACCEPT_DEADLINE
+                        ? fail(d, out, new Failure.TimedOut(TimerKind.ACCEPT_DEADLINE), Mode.ABORT)
+                        : unexpected(out, phase, in, "timer not used while accepting");
+            }
+            case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
+            case Input.CallFailed f -> switch (f.call()) {
+                case Action.CreateQp a -> {
+                    d.hasQp = false;
+                    d.connectSent = false;
+                    out.add(new Action.Reject(Bytes.empty()));
+                    yield fail(d, out, new Failure.NativeCallFailed("rdma_create_qp", f.errno()), Mode.ABORT);
+                }
+                case Action.Accept a -> {
+                    d.connectSent = false;
+                    out.add(new Action.Reject(Bytes.empty()));
+                    yield fail(d, out, new Failure.NativeCallFailed("rdma_accept", f.errno()), Mode.ABORT);
+                }
+                case Action.CreateId a -> unexpected(out, phase, in, "a passive id is never re-created");
+                case Action.ResolveAddr a -> unexpected(out, phase, in, "a passive id never resolves");
+                case Action.ResolveRoute a -> unexpected(out, phase, in, "a passive id never resolves");
+                case Action.Connect a -> unexpected(out, phase, in, "a passive id never connects");
+                case Action.JoinMulticast a -> unexpected(out, phase, in, "an RC id never joins");
+                case Action.Relisten a -> unexpected(out, phase, in, "a passive id never listens");
+            };
+            case Input.Command.Close c -> {
+                d.closeWaiters.add(c.request());
+                yield fail(d, out, new Failure.Closed(), Mode.ABORT);
+            }
+            case Input.Command.Abort c -> {
+                d.closeWaiters.add(c.request());
+                yield fail(d, out, new Failure.Closed(), Mode.ABORT);
+            }
+            case Input.Command.Disconnect c -> {
+                d.disconnectWaiters.add(c.request());
+                yield fail(d, out, new Failure.Closed(), Mode.ABORT);
+            }
+            case Input.Command.Cancel c -> fail(d, out, new Failure.Cancelled(), Mode.ABORT);
+            case Input.Command.Accept c -> illegal(out, c.request(), "already accepting", phase);
+            case Input.Command.Reject c -> illegal(out, c.request(), "already accepted", phase);
+            case Input.Command.Connect c -> illegal(out, c.request(), "a passive id cannot connect", phase);
+            case Input.Command.JoinMulticast c -> illegal(out, c.request(), "multicast needs a UD id", phase);
+            case Input.Command.LeaveMulticast c -> illegal(out, c.request(), "multicast needs a UD id", phase);
+        };
+    }
+
+    private PassivePhase fail(Draft d, Emitter out, Failure failure, Mode mode) {
+        return PassivePhase.of(Teardown.begin(d, out, policy, mode, failure));
+    }
+
+    private static PassivePhase unexpected(Emitter out, PassivePhase phase, Input in, String why) {
+        out.unexpected(phase, in, why);
+        return phase;
+    }
+
+    private static PassivePhase illegal(Emitter out, long request, String why, PassivePhase phase) {
+        out.fail(request, new Failure.IllegalState(why));
+        return phase;
+    }
+}

@@ -1,0 +1,324 @@
+package org.rdmacm4j.cm.statemachine.machine;
+
+import java.util.List;
+import java.util.Map;
+import org.rdmacm4j.cm.statemachine.Action;
+import org.rdmacm4j.cm.statemachine.ConnectionPolicy;
+import org.rdmacm4j.cm.statemachine.Failure;
+import org.rdmacm4j.cm.statemachine.Input;
+import org.rdmacm4j.cm.statemachine.Outcome;
+import org.rdmacm4j.cm.statemachine.Phase;
+import org.rdmacm4j.cm.statemachine.TimerKind;
+import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.Draft;
+import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.Group;
+
+/**
+ * The teardown engine shared by the connection machines (active, passive, UD), in the order of
+ * design.md: disconnect, then DISCONNECTED or a deadline, then flush the QP, then destroy QP,
+ * (poller acks its CQ events) CQ, completion channel, cm_id. Each wait is bounded by a deadline, so
+ * a close always ends; each destroy comes after the acks it depends on. Entered once: later close
+ * requests only join the waiters.
+ */
+final class Teardown {
+    private Teardown() {
+    }
+
+    /** The teardown phases every connection machine has (its own enum constants of the same name). */
+    enum Stage { DISCONNECTING, TIMEWAIT, DRAINING, RELEASING, CLOSED }
+
+    enum Mode {
+        /** Send DREQ and wait (bounded) for the peer's DISCONNECTED. */
+        GRACEFUL,
+        /** Move the QP to error (rdma_disconnect) without waiting for the peer. */
+        ABORT,
+        /** The device is gone: no disconnect, no flush; destroy what exists. */
+        DEVICE_GONE
+    }
+
+    private static final List<TimerKind> OPEN_TIMERS = List.of(TimerKind.CONNECT_DEADLINE,
+            TimerKind.RETRY_BACKOFF, TimerKind.DECISION_DEADLINE, TimerKind.ACCEPT_DEADLINE);
+
+    /** Starts the teardown: fails what is still owed with {@code cause}, then the first step of {@code mode}. */
+    static Stage begin(Draft d, Emitter out, ConnectionPolicy p, Mode mode, Failure cause) {
+        if (d.pendingOpen != 0) {
+            out.fail(d.pendingOpen, cause);
+            d.pendingOpen = 0;
+        }
+        for (Map.Entry<String, Group> g : d.groups.entrySet()) {
+            if (g.getValue().request() != 0) {
+                out.fail(g.getValue().request(), cause);
+            }
+        }
+        for (TimerKind kind : OPEN_TIMERS) {
+            d.timers = d.timers.cancel(kind, out.actions);
+        }
+        if (mode != Mode.DEVICE_GONE) {
+            for (String group : d.groups.keySet()) {
+                out.add(new Action.LeaveMulticast(group));
+            }
+        }
+        d.groups.clear();
+        return switch (mode) {
+            case DEVICE_GONE -> release(d, out, p);
+            case ABORT -> {
+                disconnectOnce(d, out);
+                yield drain(d, out, p);
+            }
+            case GRACEFUL -> {
+                if (d.connectSent && !d.connectionLost) {
+                    disconnectOnce(d, out);
+                    d.timers = d.timers.arm(TimerKind.DISCONNECT_DEADLINE, p.deadlines().disconnect().toNanos(),
+                            out.actions);
+                    yield Stage.DISCONNECTING;
+                }
+                yield drain(d, out, p);
+            }
+        };
+    }
+
+    private static void disconnectOnce(Draft d, Emitter out) {
+        if (d.connectSent && !d.connectionLost && !d.disconnectSent) {
+            out.add(new Action.Disconnect());
+            d.disconnectSent = true;
+        }
+    }
+
+    /**
+     * The peer's DISCONNECTED arrived (or a failure the CM reports as final). Answers it with
+     * rdma_disconnect if we have not sent one (the DREP, as the kernel ULPs do), then timewait or flush.
+     */
+    static Stage peerGone(Draft d, Emitter out, ConnectionPolicy p) {
+        if (!d.disconnectSent && d.connectSent && !d.connectionLost) {
+            out.add(new Action.Disconnect());
+            d.disconnectSent = true;
+        }
+        d.connectionLost = true;
+        d.timers = d.timers.cancel(TimerKind.DISCONNECT_DEADLINE, out.actions);
+        completeDisconnectWaiters(d, out);
+        if (p.waitsForTimewait()) {
+            d.timers = d.timers.arm(TimerKind.TIMEWAIT_DEADLINE, p.deadlines().timewait().toNanos(), out.actions);
+            return Stage.TIMEWAIT;
+        }
+        return drain(d, out, p);
+    }
+
+    static Stage drain(Draft d, Emitter out, ConnectionPolicy p) {
+        completeDisconnectWaiters(d, out);
+        d.timers = d.timers.cancel(TimerKind.DISCONNECT_DEADLINE, out.actions);
+        d.timers = d.timers.cancel(TimerKind.TIMEWAIT_DEADLINE, out.actions);
+        if (d.hasQp) {
+            out.add(new Action.DrainQp());
+            d.timers = d.timers.arm(TimerKind.DRAIN_DEADLINE, p.deadlines().drain().toNanos(), out.actions);
+            return Stage.DRAINING;
+        }
+        return release(d, out, p);
+    }
+
+    static Stage release(Draft d, Emitter out, ConnectionPolicy p) {
+        completeDisconnectWaiters(d, out);
+        d.timers = d.timers.cancel(TimerKind.DISCONNECT_DEADLINE, out.actions);
+        d.timers = d.timers.cancel(TimerKind.TIMEWAIT_DEADLINE, out.actions);
+        d.timers = d.timers.cancel(TimerKind.DRAIN_DEADLINE, out.actions);
+        if (d.hasQp) {
+            out.add(new Action.DestroyQp());
+            d.hasQp = false;
+        }
+        if (d.hasCq) {
+            out.add(new Action.QuiesceCq());
+            d.timers = d.timers.arm(TimerKind.QUIESCE_DEADLINE, p.deadlines().quiesce().toNanos(), out.actions);
+            return Stage.RELEASING;
+        }
+        return finish(d, out);
+    }
+
+    /**
+     * The poller answered (or did not in time). With unacked CQ events ibv_destroy_cq would block the
+     * dispatcher, so on a timeout the CQ and its channel are leaked and logged instead.
+     */
+    static Stage cqQuiesced(Draft d, Emitter out, boolean quiet, Phase phase, Input input) {
+        d.timers = d.timers.cancel(TimerKind.QUIESCE_DEADLINE, out.actions);
+        if (quiet) {
+            out.add(new Action.DestroyCq());
+            out.add(new Action.DestroyCompChannel());
+        } else {
+            out.unexpected(phase, input, "CQ poller did not ack its events in time; leaking the CQ and "
+                    + "completion channel rather than blocking in ibv_destroy_cq");
+        }
+        d.hasCq = false;
+        return finish(d, out);
+    }
+
+    static Stage finish(Draft d, Emitter out) {
+        if (d.hasId) {
+            out.add(new Action.DestroyId());
+            d.hasId = false;
+        }
+        d.timers = d.timers.cancelAll(out.actions);
+        completeDisconnectWaiters(d, out);
+        for (long r : d.closeWaiters) {
+            out.complete(r, new Outcome.Done());
+        }
+        d.closeWaiters.clear();
+        return Stage.CLOSED;
+    }
+
+    private static void completeDisconnectWaiters(Draft d, Emitter out) {
+        for (long r : d.disconnectWaiters) {
+            out.complete(r, new Outcome.Done());
+        }
+        d.disconnectWaiters.clear();
+    }
+
+    /**
+     * Any input while tearing down. Late results of an abandoned attempt (ESTABLISHED, REJECTED,
+     * ROUTE_RESOLVED...) and QP errors caused by the flush are expected and only acked; DEVICE_REMOVAL
+     * skips the remaining waits; commands join the close or fail with Closed.
+     */
+    static Stage onInput(Stage stage, Phase phase, Input in, Draft d, Emitter out, ConnectionPolicy p,
+                         boolean multicast) {
+        return switch (in) {
+            case Input.CmEvent e -> switch (e.type()) {
+                case DISCONNECTED -> stage == Stage.DISCONNECTING ? peerGone(d, out, p) : lateDisconnect(d, stage);
+                case UNREACHABLE -> stage == Stage.DISCONNECTING ? peerGone(d, out, p) : stage;
+                case TIMEWAIT_EXIT -> {
+                    if (!p.transport().hasTimewaitExit()) {
+                        out.unexpected(phase, in, "iWARP never sends TIMEWAIT_EXIT");
+                        yield stage;
+                    }
+                    yield switch (stage) {
+                        case DISCONNECTING, TIMEWAIT -> {
+                            d.connectionLost = true;
+                            yield drain(d, out, p);
+                        }
+                        case DRAINING, RELEASING, CLOSED -> stage;
+                    };
+                }
+                case DEVICE_REMOVAL -> deviceGone(stage, d, out, p);
+                case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_RESPONSE, CONNECT_ERROR,
+                     REJECTED, ESTABLISHED, ADDR_CHANGE -> stage;
+                case MULTICAST_JOIN, MULTICAST_ERROR -> {
+                    if (!multicast) {
+                        out.unexpected(phase, in, "multicast event on a connected id");
+                    }
+                    yield stage;
+                }
+                case CONNECT_REQUEST -> {
+                    out.unexpected(phase, in, "connection request on a non-listening id");
+                    yield stage;
+                }
+            };
+            case Input.AsyncEvent e -> switch (e.type()) {
+                case DEVICE_FATAL -> deviceGone(stage, d, out, p);
+                case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, COMM_EST, SQ_DRAINED, PATH_MIG, PATH_MIG_ERR,
+                     PORT_ACTIVE, PORT_ERR, LID_CHANGE, PKEY_CHANGE, SM_CHANGE, SRQ_ERR, SRQ_LIMIT_REACHED,
+                     QP_LAST_WQE_REACHED, CLIENT_REREGISTER, GID_CHANGE, WQ_FATAL -> stage;
+            };
+            case Input.TimerExpired t -> {
+                d.timers = d.timers.fired(t.kind());
+                yield switch (t.kind()) {
+                    case DISCONNECT_DEADLINE, TIMEWAIT_DEADLINE -> drain(d, out, p);
+                    case DRAIN_DEADLINE -> {
+                        out.unexpected(phase, in, "QP did not flush in time; destroying it anyway");
+                        yield release(d, out, p);
+                    }
+                    case QUIESCE_DEADLINE -> cqQuiesced(d, out, false, phase, in);
+                    case CONNECT_DEADLINE, RETRY_BACKOFF, DECISION_DEADLINE, ACCEPT_DEADLINE, RELISTEN_BACKOFF -> {
+                        out.unexpected(phase, in, "timer should have been cancelled when the teardown began");
+                        yield stage;
+                    }
+                };
+            }
+            case Input.Quiesced q -> switch (q.resource()) {
+                case QP -> {
+                    if (stage == Stage.DRAINING) {
+                        yield release(d, out, p);
+                    }
+                    out.unexpected(phase, in, "no QP drain is outstanding");
+                    yield stage;
+                }
+                case CQ -> {
+                    if (stage == Stage.RELEASING) {
+                        yield cqQuiesced(d, out, true, phase, in);
+                    }
+                    out.unexpected(phase, in, "no CQ quiesce is outstanding");
+                    yield stage;
+                }
+            };
+            case Input.CallFailed f -> {
+                out.unexpected(phase, in, "no native call is outstanding while tearing down");
+                yield stage;
+            }
+            case Input.Command c -> onCommand(stage, c, d, out, p);
+        };
+    }
+
+    private static Stage lateDisconnect(Draft d, Stage stage) {
+        d.connectionLost = true;
+        return stage;
+    }
+
+    private static Stage deviceGone(Stage stage, Draft d, Emitter out, ConnectionPolicy p) {
+        return switch (stage) {
+            case DISCONNECTING, TIMEWAIT, DRAINING -> release(d, out, p);
+            case RELEASING, CLOSED -> stage;
+        };
+    }
+
+    private static Stage onCommand(Stage stage, Input.Command c, Draft d, Emitter out, ConnectionPolicy p) {
+        return switch (c) {
+            case Input.Command.Close close -> {
+                d.closeWaiters.add(close.request());
+                yield stage;
+            }
+            case Input.Command.Abort abort -> {
+                d.closeWaiters.add(abort.request());
+                yield switch (stage) {
+                    case DISCONNECTING, TIMEWAIT -> drain(d, out, p);
+                    case DRAINING, RELEASING, CLOSED -> stage;
+                };
+            }
+            case Input.Command.Disconnect disconnect -> {
+                if (stage == Stage.DISCONNECTING) {
+                    d.disconnectWaiters.add(disconnect.request());
+                } else {
+                    out.complete(disconnect.request(), new Outcome.Done());
+                }
+                yield stage;
+            }
+            case Input.Command.Cancel cancel -> stage;
+            case Input.Command.Connect x -> closed(out, x.request(), stage);
+            case Input.Command.Accept x -> closed(out, x.request(), stage);
+            case Input.Command.Reject x -> closed(out, x.request(), stage);
+            case Input.Command.JoinMulticast x -> closed(out, x.request(), stage);
+            case Input.Command.LeaveMulticast x -> closed(out, x.request(), stage);
+        };
+    }
+
+    private static Stage closed(Emitter out, long request, Stage stage) {
+        out.fail(request, new Failure.Closed());
+        return stage;
+    }
+
+    /**
+     * The terminal phase: nothing native is left. Events (which cannot really arrive once the id is
+     * destroyed) are acked and logged; close-like commands complete at once, the rest fail with Closed.
+     */
+    static void terminal(Phase phase, Input in, Emitter out) {
+        switch (in) {
+            case Input.CmEvent e -> out.unexpected(phase, in, "event for an id that is already destroyed");
+            case Input.AsyncEvent e -> out.unexpected(phase, in, "async event for an id that is already destroyed");
+            case Input.TimerExpired t -> out.unexpected(phase, in, "timer of a destroyed id");
+            case Input.Quiesced q -> out.unexpected(phase, in, "nothing to quiesce: the id is destroyed");
+            case Input.CallFailed f -> out.unexpected(phase, in, "no native call is outstanding");
+            case Input.Command.Close c -> out.complete(c.request(), new Outcome.Done());
+            case Input.Command.Abort c -> out.complete(c.request(), new Outcome.Done());
+            case Input.Command.Disconnect c -> out.complete(c.request(), new Outcome.Done());
+            case Input.Command.Cancel c -> { }
+            case Input.Command.Connect c -> out.fail(c.request(), new Failure.Closed());
+            case Input.Command.Accept c -> out.fail(c.request(), new Failure.Closed());
+            case Input.Command.Reject c -> out.fail(c.request(), new Failure.Closed());
+            case Input.Command.JoinMulticast c -> out.fail(c.request(), new Failure.Closed());
+            case Input.Command.LeaveMulticast c -> out.fail(c.request(), new Failure.Closed());
+        }
+    }
+}

@@ -1,0 +1,447 @@
+package org.rdmacm4j.cm.statemachine.machine;
+
+import java.util.Objects;
+import org.rdmacm4j.cm.statemachine.Action;
+import org.rdmacm4j.cm.statemachine.Bytes;
+import org.rdmacm4j.cm.statemachine.CmIdMachine;
+import org.rdmacm4j.cm.statemachine.ConnectionPolicy;
+import org.rdmacm4j.cm.statemachine.EventParams;
+import org.rdmacm4j.cm.statemachine.Failure;
+import org.rdmacm4j.cm.statemachine.Input;
+import org.rdmacm4j.cm.statemachine.Input.CmEvent;
+import org.rdmacm4j.cm.statemachine.Notice;
+import org.rdmacm4j.cm.statemachine.Outcome;
+import org.rdmacm4j.cm.statemachine.RejectReason;
+import org.rdmacm4j.cm.statemachine.TimerKind;
+import org.rdmacm4j.cm.statemachine.Transition;
+import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.Draft;
+import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.Group;
+import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.RetryFrom;
+import org.rdmacm4j.cm.statemachine.machine.Teardown.Mode;
+import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
+import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
+
+/**
+ * A UD id (RDMA_PS_UDP), the shape of mckey and udaddy: resolve the address, create the UD QP, then
+ * join and leave multicast groups (each join with its own future) and, if the policy says so,
+ * resolve a unicast peer with SIDR. MULTICAST_ERROR on a joined group (e.g. -ENETRESET after an SM
+ * client re-register, which ib_sa turns into this event) re-joins it up to
+ * {@link ConnectionPolicy#maxRejoins()} times. The server side of SIDR starts in REQUEST_RECEIVED.
+ */
+public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
+    private final ConnectionPolicy policy;
+
+    public UdMachine(ConnectionPolicy policy) {
+        this.policy = Objects.requireNonNull(policy, "policy");
+    }
+
+    public ConnectionPolicy policy() {
+        return policy;
+    }
+
+    @Override
+    public String name() {
+        return "ud";
+    }
+
+    @Override
+    public Class<UdPhase> phaseType() {
+        return UdPhase.class;
+    }
+
+    /** The new id of a SIDR request on a UD listener: arms the decision deadline. */
+    public Transition<UdState> openRequest() {
+        Emitter out = new Emitter();
+        Draft d = ConnectionContext.fresh().draft();
+        d.timers = d.timers.arm(TimerKind.DECISION_DEADLINE, policy.deadlines().decision().toNanos(), out.actions);
+        return new Transition<>(new UdState(UdPhase.REQUEST_RECEIVED, d.build()), out.actions);
+    }
+
+    @Override
+    public Transition<UdState> step(UdState state, Input input) {
+        Emitter out = new Emitter();
+        out.ackIfEvent(input);
+        Draft d = state.context().draft();
+        UdPhase next = input instanceof Input.TimerExpired t && !d.timers.isCurrent(t)
+                ? state.phase()
+                : dispatch(state.phase(), input, d, out);
+        return new Transition<>(new UdState(next, d.build()), out.actions);
+    }
+
+    private UdPhase dispatch(UdPhase phase, Input in, Draft d, Emitter out) {
+        return switch (phase) {
+            case IDLE, RESOLVING_ADDR, RESOLVING_ROUTE, SIDR_QUERY, BACKOFF, REQUEST_RECEIVED -> opening(phase, in, d, out);
+            case READY -> ready(in, d, out);
+            case DRAINING -> UdPhase.of(Teardown.onInput(Teardown.Stage.DRAINING, phase, in, d, out, policy, true));
+            case RELEASING -> UdPhase.of(Teardown.onInput(Teardown.Stage.RELEASING, phase, in, d, out, policy, true));
+            case CLOSED -> {
+                Teardown.terminal(phase, in, out);
+                yield phase;
+            }
+        };
+    }
+
+    private UdPhase opening(UdPhase phase, Input in, Draft d, Emitter out) {
+        return switch (in) {
+            case CmEvent e -> switch (e.type()) {
+                case ADDR_RESOLVED -> {
+                    if (phase != UdPhase.RESOLVING_ADDR) {
+                        yield unexpected(out, phase, in, "no address resolution is outstanding");
+                    }
+                    if (policy.sidr()) {
+                        Opening.resolveRoute(d, out, policy);
+                        yield UdPhase.RESOLVING_ROUTE;
+                    }
+                    // Multicast only: the id is bound; complete first, the QP creation is last (fallible).
+                    yield ready(d, out, new Outcome.UdReady(PrivateData.Received.nothing(), e.params()));
+                }
+                case ADDR_ERROR -> phase == UdPhase.RESOLVING_ADDR
+                        ? retryOrFail(d, out, policy.retry().onAddrError(), RetryFrom.RESOLVE_ADDR,
+                                new Failure.AddressError(e.status()))
+                        : unexpected(out, phase, in, "no address resolution is outstanding");
+                case ROUTE_RESOLVED -> {
+                    if (phase != UdPhase.RESOLVING_ROUTE) {
+                        yield unexpected(out, phase, in, "no route resolution is outstanding");
+                    }
+                    out.add(new Action.Connect(d.openPayload.wire(), policy.tuning()));
+                    yield UdPhase.SIDR_QUERY;
+                }
+                case ROUTE_ERROR -> phase == UdPhase.RESOLVING_ROUTE
+                        ? retryOrFail(d, out, policy.retry().onRouteError(), RetryFrom.RESOLVE_ROUTE,
+                                new Failure.RouteError(e.status()))
+                        : unexpected(out, phase, in, "no route resolution is outstanding");
+                case ESTABLISHED -> {
+                    if (phase != UdPhase.SIDR_QUERY) {
+                        yield unexpected(out, phase, in, "no SIDR query is outstanding");
+                    }
+                    d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out.actions);
+                    d.established = true;
+                    out.complete(d.pendingOpen, new Outcome.UdReady(PrivateData.decode(e.params().privateData()),
+                            e.params()));
+                    d.pendingOpen = 0;
+                    yield UdPhase.READY;
+                }
+                // cma_sidr_rep_handler reports a SIDR_REP with a bad status, and a SIDR timeout, as UNREACHABLE.
+                case UNREACHABLE -> switch (phase) {
+                    case RESOLVING_ADDR, RESOLVING_ROUTE, SIDR_QUERY -> fail(d, out, new Failure.Unreachable(e.status()),
+                            Mode.ABORT);
+                    case REQUEST_RECEIVED -> UdPhase.of(Teardown.finish(d, out));
+                    case IDLE, BACKOFF, READY, DRAINING, RELEASING, CLOSED ->
+                            unexpected(out, phase, in, "nothing is in flight");
+                };
+                case REJECTED -> phase == UdPhase.SIDR_QUERY
+                        ? fail(d, out, new Failure.Rejected(RejectReason.decode(policy.transport(), e.status(),
+                                e.params().privateData())), Mode.ABORT)
+                        : unexpected(out, phase, in, "no SIDR query is outstanding");
+                case CONNECT_ERROR -> phase == UdPhase.SIDR_QUERY
+                        ? fail(d, out, new Failure.ConnectError(e.status()), Mode.ABORT)
+                        : unexpected(out, phase, in, "no SIDR query is outstanding");
+                case DEVICE_REMOVAL -> fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
+                case ADDR_CHANGE -> phase;
+                case DISCONNECTED, TIMEWAIT_EXIT, CONNECT_RESPONSE ->
+                        unexpected(out, phase, in, "a UD id has no connection");
+                case CONNECT_REQUEST -> unexpected(out, phase, in, "connection request on a non-listening id");
+                case MULTICAST_JOIN, MULTICAST_ERROR -> unexpected(out, phase, in, "no join before the id is ready");
+            };
+            case Input.AsyncEvent e -> switch (e.type()) {
+                case DEVICE_FATAL -> fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
+                case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL -> d.hasQp
+                        ? fail(d, out, new Failure.QueuePairError(e.type()), Mode.ABORT)
+                        : unexpected(out, phase, in, "queue error but this id has no QP yet");
+                case COMM_EST, SQ_DRAINED, PATH_MIG, PATH_MIG_ERR, PORT_ACTIVE, PORT_ERR, LID_CHANGE, PKEY_CHANGE,
+                     SM_CHANGE, SRQ_LIMIT_REACHED, QP_LAST_WQE_REACHED, CLIENT_REREGISTER, GID_CHANGE -> phase;
+            };
+            case Input.TimerExpired t -> {
+                d.timers = d.timers.fired(t.kind());
+                yield switch (t.kind()) {
+                    case CONNECT_DEADLINE -> fail(d, out, new Failure.TimedOut(TimerKind.CONNECT_DEADLINE), Mode.ABORT);
+                    case RETRY_BACKOFF -> {
+                        if (phase != UdPhase.BACKOFF) {
+                            yield unexpected(out, phase, in, "no retry is scheduled");
+                        }
+                        yield switch (Opening.resume(d, out, policy)) {
+                            case RESOLVING_ADDR -> UdPhase.RESOLVING_ADDR;
+                            case RESOLVING_ROUTE -> UdPhase.RESOLVING_ROUTE;
+                        };
+                    }
+                    case DECISION_DEADLINE -> {
+                        if (phase != UdPhase.REQUEST_RECEIVED) {
+                            yield unexpected(out, phase, in, "no request is waiting for a decision");
+                        }
+                        out.add(new Action.Reject(Bytes.empty()));
+                        yield UdPhase.of(Teardown.finish(d, out));
+                    }
+                    case ACCEPT_DEADLINE, DISCONNECT_DEADLINE, TIMEWAIT_DEADLINE, DRAIN_DEADLINE, QUIESCE_DEADLINE,
+                         RELISTEN_BACKOFF -> unexpected(out, phase, in, "timer not used while opening");
+                };
+            }
+            case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
+            case Input.CallFailed f -> switch (f.call()) {
+                case Action.ResolveAddr a -> retryOrFail(d, out, policy.retry().onAddrError(), RetryFrom.RESOLVE_ADDR,
+                        new Failure.AddressError(-f.errno()));
+                case Action.ResolveRoute a -> retryOrFail(d, out, policy.retry().onRouteError(),
+                        RetryFrom.RESOLVE_ROUTE, new Failure.RouteError(-f.errno()));
+                case Action.CreateId a -> {
+                    d.hasId = false;
+                    yield fail(d, out, new Failure.NativeCallFailed("rdma_create_id", f.errno()), Mode.ABORT);
+                }
+                case Action.CreateQp a -> {
+                    d.hasQp = false;
+                    yield fail(d, out, new Failure.NativeCallFailed("rdma_create_qp", f.errno()), Mode.ABORT);
+                }
+                case Action.Connect a -> fail(d, out, new Failure.NativeCallFailed("rdma_connect", f.errno()), Mode.ABORT);
+                case Action.Accept a -> unexpected(out, phase, in, "accept failures arrive in READY");
+                case Action.JoinMulticast a -> unexpected(out, phase, in, "joins happen in READY");
+                case Action.Relisten a -> unexpected(out, phase, in, "a UD id never listens");
+            };
+            case Input.Command.Connect c -> {
+                if (phase != UdPhase.IDLE) {
+                    yield illegal(out, c.request(), "already started", phase);
+                }
+                if (c.payload().kind() != MessageKind.SIDR_REQUEST) {
+                    yield illegal(out, c.request(), "a UD connect needs SIDR_REQUEST private data, not "
+                            + c.payload().kind(), phase);
+                }
+                d.pendingOpen = c.request();
+                d.openPayload = c.payload();
+                Opening.start(d, out, policy);
+                yield UdPhase.RESOLVING_ADDR;
+            }
+            case Input.Command.Accept c -> {
+                if (phase != UdPhase.REQUEST_RECEIVED) {
+                    yield illegal(out, c.request(), "no SIDR request to accept", phase);
+                }
+                if (c.payload().kind() != MessageKind.SIDR_REPLY) {
+                    yield illegal(out, c.request(), "a SIDR accept needs SIDR_REPLY private data, not "
+                            + c.payload().kind(), phase);
+                }
+                d.timers = d.timers.cancel(TimerKind.DECISION_DEADLINE, out.actions);
+                d.established = true;
+                // There is no ESTABLISHED for the SIDR server: the reply is the whole exchange.
+                out.complete(c.request(), new Outcome.UdReady(PrivateData.Received.nothing(), new EventParams.None()));
+                Opening.createQp(d, out);
+                out.add(new Action.Accept(c.payload().wire(), policy.tuning()));
+                yield UdPhase.READY;
+            }
+            case Input.Command.Reject c -> {
+                if (phase != UdPhase.REQUEST_RECEIVED) {
+                    yield illegal(out, c.request(), "no SIDR request to reject", phase);
+                }
+                out.add(new Action.Reject(c.payload().wire()));
+                out.complete(c.request(), new Outcome.Done());
+                yield UdPhase.of(Teardown.finish(d, out));
+            }
+            case Input.Command.Close c -> {
+                d.closeWaiters.add(c.request());
+                yield closeOpening(phase, d, out, new Failure.Closed());
+            }
+            case Input.Command.Abort c -> {
+                d.closeWaiters.add(c.request());
+                yield closeOpening(phase, d, out, new Failure.Closed());
+            }
+            case Input.Command.Cancel c -> phase == UdPhase.IDLE || phase == UdPhase.REQUEST_RECEIVED
+                    ? phase
+                    : fail(d, out, new Failure.Cancelled(), Mode.ABORT);
+            case Input.Command.Disconnect c -> {
+                out.complete(c.request(), new Outcome.Done());
+                yield phase;
+            }
+            case Input.Command.JoinMulticast c -> illegal(out, c.request(), "the UD id is not ready yet", phase);
+            case Input.Command.LeaveMulticast c -> illegal(out, c.request(), "the UD id is not ready yet", phase);
+        };
+    }
+
+    private UdPhase closeOpening(UdPhase phase, Draft d, Emitter out, Failure cause) {
+        if (phase == UdPhase.REQUEST_RECEIVED) {
+            out.add(new Action.Reject(Bytes.empty()));
+        }
+        return fail(d, out, cause, Mode.ABORT);
+    }
+
+    private UdPhase ready(Draft d, Emitter out, Outcome.UdReady outcome) {
+        d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out.actions);
+        d.established = true;
+        out.complete(d.pendingOpen, outcome);
+        d.pendingOpen = 0;
+        Opening.createQp(d, out);
+        return UdPhase.READY;
+    }
+
+    private UdPhase ready(Input in, Draft d, Emitter out) {
+        UdPhase phase = UdPhase.READY;
+        return switch (in) {
+            case Input.Command.JoinMulticast c -> {
+                if (d.groups.containsKey(c.group())) {
+                    yield illegal(out, c.request(), "already joined or joining " + c.group(), phase);
+                }
+                d.groups.put(c.group(), new Group(c.request(), false, 0));
+                out.add(new Action.JoinMulticast(c.group()));
+                yield phase;
+            }
+            case Input.Command.LeaveMulticast c -> {
+                Group g = d.groups.remove(c.group());
+                if (g == null) {
+                    yield illegal(out, c.request(), "not a member of " + c.group(), phase);
+                }
+                if (g.request() != 0) {
+                    out.fail(g.request(), new Failure.Cancelled());
+                }
+                out.complete(c.request(), new Outcome.Done());
+                out.add(new Action.LeaveMulticast(c.group()));
+                yield phase;
+            }
+            case Input.Command.Cancel c -> {
+                for (var entry : java.util.List.copyOf(d.groups.entrySet())) {
+                    if (!entry.getValue().joined()) {
+                        if (entry.getValue().request() != 0) {
+                            out.fail(entry.getValue().request(), new Failure.Cancelled());
+                        }
+                        d.groups.remove(entry.getKey());
+                        out.add(new Action.LeaveMulticast(entry.getKey()));
+                    }
+                }
+                yield phase;
+            }
+            case Input.Command.Close c -> {
+                d.closeWaiters.add(c.request());
+                yield fail(d, out, new Failure.Closed(), Mode.GRACEFUL);
+            }
+            case Input.Command.Abort c -> {
+                d.closeWaiters.add(c.request());
+                yield fail(d, out, new Failure.Closed(), Mode.ABORT);
+            }
+            case Input.Command.Disconnect c -> {
+                out.complete(c.request(), new Outcome.Done());
+                yield phase;
+            }
+            case Input.Command.Connect c -> illegal(out, c.request(), "already started", phase);
+            case Input.Command.Accept c -> illegal(out, c.request(), "no SIDR request to accept", phase);
+            case Input.Command.Reject c -> illegal(out, c.request(), "no SIDR request to reject", phase);
+            case CmEvent e -> switch (e.type()) {
+                case MULTICAST_JOIN -> joined(e, d, out);
+                case MULTICAST_ERROR -> multicastError(e, d, out);
+                case ADDR_CHANGE -> {
+                    out.notice(new Notice.AddressChanged());
+                    yield phase;
+                }
+                case DEVICE_REMOVAL -> {
+                    out.notice(new Notice.DeviceRemoved());
+                    yield fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
+                }
+                case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_RESPONSE, CONNECT_ERROR,
+                     UNREACHABLE, REJECTED, ESTABLISHED -> unexpected(out, phase, in, "nothing is being resolved");
+                case DISCONNECTED, TIMEWAIT_EXIT -> unexpected(out, phase, in, "a UD id has no connection");
+                case CONNECT_REQUEST -> unexpected(out, phase, in, "connection request on a non-listening id");
+            };
+            case Input.AsyncEvent e -> switch (e.type()) {
+                case DEVICE_FATAL -> {
+                    out.notice(new Notice.DeviceRemoved());
+                    yield fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
+                }
+                case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL -> {
+                    out.notice(new Notice.Error(new Failure.QueuePairError(e.type())));
+                    yield fail(d, out, new Failure.QueuePairError(e.type()), Mode.ABORT);
+                }
+                case PORT_ERR, SRQ_LIMIT_REACHED -> {
+                    out.notice(new Notice.Async(e.type()));
+                    yield phase;
+                }
+                // CLIENT_REREGISTER/SM_CHANGE: ib_sa reports lost memberships as MULTICAST_ERROR; re-join there.
+                case COMM_EST, SQ_DRAINED, PATH_MIG, PATH_MIG_ERR, PORT_ACTIVE, LID_CHANGE, PKEY_CHANGE, SM_CHANGE,
+                     QP_LAST_WQE_REACHED, CLIENT_REREGISTER, GID_CHANGE -> phase;
+            };
+            case Input.TimerExpired t -> {
+                d.timers = d.timers.fired(t.kind());
+                yield unexpected(out, phase, in, "no timer runs while ready");
+            }
+            case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
+            case Input.CallFailed f -> switch (f.call()) {
+                case Action.JoinMulticast j -> {
+                    Group g = d.groups.remove(j.group());
+                    if (g == null) {
+                        yield unexpected(out, phase, in, "join failed for a group that is not tracked");
+                    }
+                    Failure failure = new Failure.NativeCallFailed("rdma_join_multicast", f.errno());
+                    if (g.request() != 0) {
+                        out.fail(g.request(), failure);
+                    } else {
+                        out.notice(new Notice.MulticastLost(j.group(), -f.errno()));
+                    }
+                    yield phase;
+                }
+                case Action.CreateQp a -> {
+                    d.hasQp = false;
+                    Failure failure = new Failure.NativeCallFailed("rdma_create_qp", f.errno());
+                    out.notice(new Notice.Error(failure));
+                    yield fail(d, out, failure, Mode.ABORT);
+                }
+                case Action.Accept a -> {
+                    Failure failure = new Failure.NativeCallFailed("rdma_accept", f.errno());
+                    out.notice(new Notice.Error(failure));
+                    yield fail(d, out, failure, Mode.ABORT);
+                }
+                case Action.CreateId a -> unexpected(out, phase, in, "no id is being created");
+                case Action.ResolveAddr a -> unexpected(out, phase, in, "nothing is being resolved");
+                case Action.ResolveRoute a -> unexpected(out, phase, in, "nothing is being resolved");
+                case Action.Connect a -> unexpected(out, phase, in, "no SIDR query is outstanding");
+                case Action.Relisten a -> unexpected(out, phase, in, "a UD id never listens");
+            };
+        };
+    }
+
+    private UdPhase joined(CmEvent e, Draft d, Emitter out) {
+        String group = e.params() instanceof EventParams.Ud ud ? ud.group() : "";
+        Group g = d.groups.get(group);
+        if (g == null || g.joined()) {
+            out.unexpected(UdPhase.READY, e, g == null ? "join for a group that is not tracked" : "duplicate join");
+            return UdPhase.READY;
+        }
+        d.groups.put(group, new Group(0, true, 0));
+        if (g.request() != 0) {
+            out.complete(g.request(), new Outcome.Joined(group, e.params()));
+        } else {
+            out.notice(new Notice.MulticastRejoined(group));
+        }
+        return UdPhase.READY;
+    }
+
+    /** librdmacm: the group "is no longer accessible and should be rejoined if needed" (rdma_cm(7)). */
+    private UdPhase multicastError(CmEvent e, Draft d, Emitter out) {
+        String group = e.params() instanceof EventParams.Ud ud ? ud.group() : "";
+        Group g = d.groups.get(group);
+        if (g == null) {
+            out.unexpected(UdPhase.READY, e, "error for a group that is not tracked");
+            return UdPhase.READY;
+        }
+        out.add(new Action.LeaveMulticast(group));
+        if (g.request() != 0) {
+            d.groups.remove(group);
+            out.fail(g.request(), new Failure.MulticastError(group, e.status()));
+        } else if (g.rejoins() < policy.maxRejoins()) {
+            d.groups.put(group, new Group(0, false, g.rejoins() + 1));
+            out.add(new Action.JoinMulticast(group));
+        } else {
+            d.groups.remove(group);
+            out.notice(new Notice.MulticastLost(group, e.status()));
+        }
+        return UdPhase.READY;
+    }
+
+    private UdPhase retryOrFail(Draft d, Emitter out, boolean enabled, RetryFrom from, Failure failure) {
+        return Opening.retry(d, out, policy, enabled, from) ? UdPhase.BACKOFF : fail(d, out, failure, Mode.ABORT);
+    }
+
+    private UdPhase fail(Draft d, Emitter out, Failure failure, Mode mode) {
+        return UdPhase.of(Teardown.begin(d, out, policy, mode, failure));
+    }
+
+    private static UdPhase unexpected(Emitter out, UdPhase phase, Input in, String why) {
+        out.unexpected(phase, in, why);
+        return phase;
+    }
+
+    private static UdPhase illegal(Emitter out, long request, String why, UdPhase phase) {
+        out.fail(request, new Failure.IllegalState(why));
+        return phase;
+    }
+}
