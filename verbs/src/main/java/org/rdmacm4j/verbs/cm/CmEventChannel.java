@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.rdmacm4j.verbs.Rdma;
+import org.rdmacm4j.verbs.ibv.QpType;
 import org.rdmacm4j.verbs.internal.CmLib;
 import org.rdmacm4j.verbs.internal.Decode;
 import org.rdmacm4j.verbs.internal.Layouts;
@@ -33,7 +34,6 @@ public final class CmEventChannel implements AutoCloseable {
     private static final long EV_STATUS = Layouts.RDMA_CM_EVENT.offset("status");
     private static final long EV_PARAM = Layouts.RDMA_CM_EVENT.offset("param");
     private static final long ID_QP_TYPE = Layouts.RDMA_CM_ID.offset("qp_type");
-    private static final int IBV_QPT_UD = 4;
 
     private final MemorySegment channel;
     private final int fd;
@@ -132,7 +132,7 @@ public final class CmEventChannel implements AutoCloseable {
         }
         CmId listenId = listenPtr.equals(MemorySegment.NULL) ? null : ids.get(listenPtr.address());
         MemorySegment param = event.asSlice(EV_PARAM);
-        boolean ud = idPtr.get(JAVA_INT, ID_QP_TYPE) == IBV_QPT_UD;
+        boolean ud = idPtr.get(JAVA_INT, ID_QP_TYPE) == QpType.UD.value();
         ConnParam conn = ud ? null : Decode.connParam(param);
         UdParam udParam = ud ? Decode.udParam(param) : null;
         return new CmEvent(type, status, id, listenId, conn, udParam);

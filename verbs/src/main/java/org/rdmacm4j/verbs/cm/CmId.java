@@ -8,12 +8,19 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Arrays;
 import org.rdmacm4j.verbs.internal.CmLib;
 import org.rdmacm4j.verbs.internal.Decode;
 import org.rdmacm4j.verbs.internal.IbvLib;
 import org.rdmacm4j.verbs.internal.Layouts;
 import org.rdmacm4j.verbs.internal.Ownership;
+import org.rdmacm4j.verbs.internal.Secrets;
 import org.rdmacm4j.verbs.internal.Sockaddrs;
+import org.rdmacm4j.verbs.ibv.AsyncEventType;
+import org.rdmacm4j.verbs.ibv.DeviceContext;
+import org.rdmacm4j.verbs.ibv.ProtectionDomain;
+import org.rdmacm4j.verbs.ibv.QpInitAttributes;
+import org.rdmacm4j.verbs.ibv.QueuePair;
 
 /**
  * One {@code struct rdma_cm_id}: made by {@link CmEventChannel#createId} or delivered by a
@@ -34,17 +41,13 @@ public final class CmId implements AutoCloseable {
     static final long DST_ADDR = Layouts.RDMA_CM_ID.offset("route.addr.dst_addr");
     static final long SOCKADDR_SIZE = Layouts.SOCKADDR_STORAGE.size();
 
-    private static final int RDMA_OPTION_ID = 0;
-    private static final int RDMA_OPTION_ID_TOS = 0;
-    private static final int RDMA_OPTION_ID_REUSEADDR = 1;
-    private static final int RDMA_OPTION_ID_AFONLY = 2;
-    private static final int RDMA_OPTION_ID_ACK_TIMEOUT = 3;
 
     /** UD private data limits: SIDR REQ and REP (rdma_connect.3, rdma_accept.3). */
     public static final int MAX_UD_CONNECT_PRIVATE_DATA = 180;
     public static final int MAX_UD_ACCEPT_PRIVATE_DATA = 136;
 
     private CmEventChannel channel;
+    private DeviceContext context;
     private final MemorySegment id;
     private final Ownership ownership;
     private final PortSpace portSpace;
@@ -77,13 +80,7 @@ public final class CmId implements AutoCloseable {
         return id;
     }
 
-    /** Internal: the live native id (throws if closed). For the verbs bindings of this module. */
-    public MemorySegment segment() {
-        return open();
-    }
-
-    /** Internal: this id's ownership, parent of its QP. */
-    public Ownership ownership() {
+    Ownership ownership() {
         return ownership;
     }
 
@@ -174,11 +171,11 @@ public final class CmId implements AutoCloseable {
     }
 
     /** {@code rdma_notify}: tells rdma_cm of a QP async event (IBV_EVENT_COMM_EST, usually). */
-    public void notify(int ibvEventType) {
-        if (ibvEventType < 0) {
-            throw new IllegalArgumentException("event type " + ibvEventType);
+    public void notify(AsyncEventType event) {
+        if (event == null) {
+            throw new IllegalArgumentException("event must not be null");
         }
-        CmLib.notify(open(), ibvEventType);
+        CmLib.notify(open(), event.value());
     }
 
     /** {@code rdma_join_multicast} (UDP ids, address resolved): MULTICAST_JOIN or MULTICAST_ERROR follows. */
@@ -207,7 +204,7 @@ public final class CmId implements AutoCloseable {
         MemorySegment self = open();
         CmLib.migrateId(self, target.segment());
         channel.ids.remove(id.address());
-        ownership.reparent(target.ownership());
+        ownership.reparent(channel.ownership(), target.ownership());
         target.ids.put(id.address(), this);
         channel = target;
     }
@@ -215,23 +212,23 @@ public final class CmId implements AutoCloseable {
     /** RDMA_OPTION_ID_TOS: IP type of service (0..255). */
     public void setTypeOfService(int tos) {
         checkRange("type of service", tos, 255);
-        setByteOption(RDMA_OPTION_ID_TOS, tos);
+        setByteOption(CmLib.RDMA_OPTION_ID_TOS, tos);
     }
 
     /** RDMA_OPTION_ID_ACK_TIMEOUT: QP local ACK timeout exponent (0..31), before connect/accept. */
     public void setAckTimeout(int timeout) {
         checkRange("ack timeout", timeout, 31);
-        setByteOption(RDMA_OPTION_ID_ACK_TIMEOUT, timeout);
+        setByteOption(CmLib.RDMA_OPTION_ID_ACK_TIMEOUT, timeout);
     }
 
     /** RDMA_OPTION_ID_REUSEADDR (~SO_REUSEADDR), before bind. */
     public void setReuseAddress(boolean on) {
-        setIntOption(RDMA_OPTION_ID_REUSEADDR, on ? 1 : 0);
+        setIntOption(CmLib.RDMA_OPTION_ID_REUSEADDR, on ? 1 : 0);
     }
 
     /** RDMA_OPTION_ID_AFONLY (~IPV6_V6ONLY), before bind. */
     public void setAfOnly(boolean on) {
-        setIntOption(RDMA_OPTION_ID_AFONLY, on ? 1 : 0);
+        setIntOption(CmLib.RDMA_OPTION_ID_AFONLY, on ? 1 : 0);
     }
 
     private void setByteOption(int name, int value) {
@@ -239,14 +236,14 @@ public final class CmId implements AutoCloseable {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment v = arena.allocate(JAVA_BYTE);
             v.set(JAVA_BYTE, 0, (byte) value);
-            CmLib.setOption(self, RDMA_OPTION_ID, name, v);
+            CmLib.setOption(self, CmLib.RDMA_OPTION_ID, name, v);
         }
     }
 
     private void setIntOption(int name, int value) {
         MemorySegment self = open();
         try (Arena arena = Arena.ofConfined()) {
-            CmLib.setOption(self, RDMA_OPTION_ID, name, arena.allocateFrom(JAVA_INT, value));
+            CmLib.setOption(self, CmLib.RDMA_OPTION_ID, name, arena.allocateFrom(JAVA_INT, value));
         }
     }
 
@@ -291,9 +288,49 @@ public final class CmId implements AutoCloseable {
         return IbvLib.deviceName(device);
     }
 
-    /** Internal: {@code id->verbs} (NULL before a device is bound). */
-    public MemorySegment verbsContext() {
-        return open().get(ADDRESS, VERBS);
+    /**
+     * The device context librdmacm bound this id to ({@code id->verbs}), as a borrowed view:
+     * allocate the PD for {@link #createQp} from it. The same view is returned each time; it is
+     * closed with the id, which fails (IllegalStateException) while PDs made from it are open.
+     * IllegalStateException if no device is bound yet (before ADDR_RESOLVED or a bind to a
+     * device address).
+     */
+    public DeviceContext context() {
+        MemorySegment verbs = open().get(ADDRESS, VERBS);
+        if (verbs.equals(MemorySegment.NULL)) {
+            throw new IllegalStateException(this + " is not bound to a device yet");
+        }
+        if (context == null || context.isClosed()) {
+            context = Secrets.ibv().borrowContext(verbs, "CmId.context", ownership);
+        }
+        return context;
+    }
+
+    /**
+     * {@code rdma_create_qp}: a QP on this id's device, moved through its states by rdma_cm
+     * (connect/accept). {@code pd} must come from {@link #context()} or a {@link CmDevices}
+     * context of the same device. The QP must be closed (rdma_destroy_qp) before the id.
+     */
+    public QueuePair createQp(ProtectionDomain pd, QpInitAttributes attrs) {
+        if (pd == null || attrs == null) {
+            throw new IllegalArgumentException("pd and attrs must not be null");
+        }
+        MemorySegment self = open();
+        Secrets.Ibv ibv = Secrets.ibv();
+        MemorySegment pdSegment = ibv.segment(pd);
+        if (!self.get(ADDRESS, QP).equals(MemorySegment.NULL)) {
+            throw new IllegalStateException(this + " already has a QP");
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment init = Secrets.allocate(arena, Layouts.IBV_QP_INIT_ATTR);
+            Ownership[] deps = ibv.writeQpInitAttr(attrs, init);
+            CmLib.createQp(self, pdSegment, init);
+            MemorySegment qp = self.get(ADDRESS, QP);
+            Ownership[] parents = Arrays.copyOf(deps, deps.length + 2);
+            parents[deps.length] = ibv.ownership(pd);
+            parents[deps.length + 1] = ownership;
+            return ibv.adoptQp(qp, attrs, () -> CmLib.destroyQp(id), parents);
+        }
     }
 
     /** True once closed. */
@@ -308,6 +345,12 @@ public final class CmId implements AutoCloseable {
      */
     @Override
     public void close() {
+        if (ownership.isClosed()) {
+            return;
+        }
+        if (context != null) {
+            context.close();   // throws while PDs made from it are open
+        }
         if (!ownership.beginClose()) {
             return;
         }

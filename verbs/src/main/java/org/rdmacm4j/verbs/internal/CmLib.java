@@ -21,6 +21,15 @@ import java.lang.invoke.MethodHandle;
 public final class CmLib {
     private CmLib() { }
 
+    // rdma_set_option levels and names (rdma_cma.h).
+    public static final int RDMA_OPTION_ID = 0;
+    public static final int RDMA_OPTION_ID_TOS = 0;
+    public static final int RDMA_OPTION_ID_REUSEADDR = 1;
+    public static final int RDMA_OPTION_ID_AFONLY = 2;
+    public static final int RDMA_OPTION_ID_ACK_TIMEOUT = 3;
+    /** The Q_Key rdma_cm gives UD QPs of RDMA_PS_UDP ids. */
+    public static final int RDMA_UDP_QKEY = 0x01234567;
+
     private static final SymbolLookup L = Libraries.rdmacm();
 
     private static final MethodHandle CREATE_EVENT_CHANNEL = Native.errno(L, "rdma_create_event_channel",

@@ -1,7 +1,9 @@
 package org.rdmacm4j.verbs.internal;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
@@ -37,6 +39,354 @@ public final class IbvLib {
             FunctionDescriptor.of(ADDRESS, JAVA_INT));
     static final MethodHandle EVENT_TYPE_STR = Native.critical(L, "ibv_event_type_str",
             FunctionDescriptor.of(ADDRESS, JAVA_INT));
+
+    private static final MethodHandle OPEN_DEVICE = Native.errno(L, "ibv_open_device",
+            FunctionDescriptor.of(ADDRESS, ADDRESS));
+    private static final MethodHandle CLOSE_DEVICE = Native.errno(L, "ibv_close_device",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    private static final MethodHandle QUERY_DEVICE = Native.plain(L, "ibv_query_device",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    /** The exported compat symbol; used only when the context has no extended query_port op. */
+    private static final MethodHandle QUERY_PORT_COMPAT = Native.plain(L, "ibv_query_port",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS));
+    /** verbs_context.query_port(context, port_num, port_attr, port_attr_len): called through the pointer. */
+    private static final MethodHandle QUERY_PORT_OP = Native.pointer(
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS, JAVA_LONG));
+    private static final MethodHandle QUERY_GID = Native.errno(L, "ibv_query_gid",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, JAVA_INT, ADDRESS));
+    private static final MethodHandle ALLOC_PD = Native.errno(L, "ibv_alloc_pd",
+            FunctionDescriptor.of(ADDRESS, ADDRESS));
+    private static final MethodHandle DEALLOC_PD = Native.plain(L, "ibv_dealloc_pd",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    private static final MethodHandle REG_MR = Native.errno(L, "ibv_reg_mr",
+            FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle REG_MR_IOVA2 = Native.errno(L, "ibv_reg_mr_iova2",
+            FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle DEREG_MR = Native.plain(L, "ibv_dereg_mr",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    private static final MethodHandle CREATE_COMP_CHANNEL = Native.errno(L, "ibv_create_comp_channel",
+            FunctionDescriptor.of(ADDRESS, ADDRESS));
+    private static final MethodHandle DESTROY_COMP_CHANNEL = Native.plain(L, "ibv_destroy_comp_channel",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    private static final MethodHandle CREATE_CQ = Native.errno(L, "ibv_create_cq",
+            FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    private static final MethodHandle DESTROY_CQ = Native.plain(L, "ibv_destroy_cq",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    /** Blocking (a read on the channel fd): never critical. */
+    private static final MethodHandle GET_CQ_EVENT = Native.errno(L, "ibv_get_cq_event",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    private static final MethodHandle ACK_CQ_EVENTS = Native.plain(L, "ibv_ack_cq_events",
+            FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
+    private static final MethodHandle CREATE_QP = Native.errno(L, "ibv_create_qp",
+            FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+    private static final MethodHandle DESTROY_QP = Native.plain(L, "ibv_destroy_qp",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    private static final MethodHandle MODIFY_QP = Native.plain(L, "ibv_modify_qp",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    private static final MethodHandle QUERY_QP = Native.plain(L, "ibv_query_qp",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS));
+    private static final MethodHandle CREATE_AH = Native.errno(L, "ibv_create_ah",
+            FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+    private static final MethodHandle DESTROY_AH = Native.plain(L, "ibv_destroy_ah",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    private static final MethodHandle CREATE_SRQ = Native.errno(L, "ibv_create_srq",
+            FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+    private static final MethodHandle DESTROY_SRQ = Native.plain(L, "ibv_destroy_srq",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    /** Blocking (a read on the async fd): never critical. */
+    private static final MethodHandle GET_ASYNC_EVENT = Native.errno(L, "ibv_get_async_event",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle ACK_ASYNC_EVENT = Native.plain(L, "ibv_ack_async_event",
+            FunctionDescriptor.ofVoid(ADDRESS));
+
+    /** IB_UVERBS_ACCESS_OPTIONAL_RANGE: access bits that need ibv_reg_mr_iova2 (verbs.h __ibv_reg_mr). */
+    public static final int ACCESS_OPTIONAL_RANGE = 0x3FF00000;
+    /** The abi_compat value marking an extended context (__VERBS_ABI_IS_EXTENDED, verbs.h). */
+    public static final long VERBS_ABI_IS_EXTENDED = -1L;
+
+    public static MemorySegment openDevice(MemorySegment device) {
+        try {
+            MemorySegment st = Errno.state();
+            MemorySegment ctx = (MemorySegment) OPEN_DEVICE.invokeExact(st, device);
+            return Native.checkPointer("ibv_open_device", ctx, st).reinterpret(Layouts.IBV_CONTEXT.size());
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void closeDevice(MemorySegment ctx) {
+        try {
+            MemorySegment st = Errno.state();
+            int rc = (int) CLOSE_DEVICE.invokeExact(st, ctx);
+            Native.checkErrno("ibv_close_device", rc, st);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void queryDevice(MemorySegment ctx, MemorySegment attr) {
+        try {
+            Native.checkReturned("ibv_query_device", (int) QUERY_DEVICE.invokeExact(ctx, attr));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * ibv_query_port as the verbs.h macro does it: through verbs_context.query_port when the
+     * context is extended and the op is within the provider's verbs_context size, else the
+     * exported compat symbol with the attr zeroed first.
+     */
+    public static void queryPort(MemorySegment ctx, int port, MemorySegment attr) {
+        try {
+            MemorySegment op = extendedOp(ctx, Layouts.VERBS_CONTEXT.offset("query_port"));
+            int rc;
+            if (op != null) {
+                rc = (int) QUERY_PORT_OP.invokeExact(op, ctx, (byte) port, attr, Layouts.IBV_PORT_ATTR.size());
+            } else {
+                attr.fill((byte) 0);
+                rc = (int) QUERY_PORT_COMPAT.invokeExact(ctx, (byte) port, attr);
+            }
+            Native.checkReturned("ibv_query_port", rc);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * verbs_get_ctx_op(ctx, op): the struct verbs_context ends with the struct ibv_context, so it
+     * starts offsetof(struct verbs_context, context) bytes before it; an op is usable only if the
+     * context is extended, the provider's verbs_context is large enough to hold it, and it is set.
+     */
+    static MemorySegment extendedOp(MemorySegment ctx, long opOffset) {
+        long abi = ctx.get(ADDRESS, Layouts.IBV_CONTEXT.offset("abi_compat")).address();
+        if (abi != VERBS_ABI_IS_EXTENDED) {
+            return null;
+        }
+        long contextOffset = Layouts.VERBS_CONTEXT.offset("context");
+        MemorySegment vctx = MemorySegment.ofAddress(ctx.address() - contextOffset)
+                .reinterpret(Layouts.VERBS_CONTEXT.size());
+        long sz = vctx.get(JAVA_LONG, Layouts.VERBS_CONTEXT.offset("sz"));
+        if (sz < Layouts.VERBS_CONTEXT.size() - opOffset) {
+            return null;
+        }
+        MemorySegment op = vctx.get(ADDRESS, opOffset);
+        return op.equals(MemorySegment.NULL) ? null : op;
+    }
+
+    public static void queryGid(MemorySegment ctx, int port, int index, MemorySegment gid) {
+        try {
+            MemorySegment st = Errno.state();
+            int rc = (int) QUERY_GID.invokeExact(st, ctx, (byte) port, index, gid);
+            Native.checkErrno("ibv_query_gid", rc, st);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static MemorySegment allocPd(MemorySegment ctx) {
+        try {
+            MemorySegment st = Errno.state();
+            MemorySegment pd = (MemorySegment) ALLOC_PD.invokeExact(st, ctx);
+            return Native.checkPointer("ibv_alloc_pd", pd, st).reinterpret(Layouts.IBV_PD.size());
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void deallocPd(MemorySegment pd) {
+        try {
+            Native.checkReturned("ibv_dealloc_pd", (int) DEALLOC_PD.invokeExact(pd));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** ibv_reg_mr as the verbs.h macro does it: optional access bits go through ibv_reg_mr_iova2. */
+    public static MemorySegment regMr(MemorySegment pd, MemorySegment buffer, int access) {
+        try {
+            MemorySegment st = Errno.state();
+            MemorySegment mr;
+            if ((access & ACCESS_OPTIONAL_RANGE) == 0) {
+                mr = (MemorySegment) REG_MR.invokeExact(st, pd, buffer, buffer.byteSize(), access);
+            } else {
+                mr = (MemorySegment) REG_MR_IOVA2.invokeExact(st, pd, buffer, buffer.byteSize(), buffer.address(),
+                        access);
+            }
+            return Native.checkPointer("ibv_reg_mr", mr, st).reinterpret(Layouts.IBV_MR.size());
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void deregMr(MemorySegment mr) {
+        try {
+            Native.checkReturned("ibv_dereg_mr", (int) DEREG_MR.invokeExact(mr));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static MemorySegment createCompChannel(MemorySegment ctx) {
+        try {
+            MemorySegment st = Errno.state();
+            MemorySegment ch = (MemorySegment) CREATE_COMP_CHANNEL.invokeExact(st, ctx);
+            return Native.checkPointer("ibv_create_comp_channel", ch, st)
+                    .reinterpret(Layouts.IBV_COMP_CHANNEL.size());
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void destroyCompChannel(MemorySegment ch) {
+        try {
+            Native.checkReturned("ibv_destroy_comp_channel", (int) DESTROY_COMP_CHANNEL.invokeExact(ch));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static MemorySegment createCq(MemorySegment ctx, int cqe, MemorySegment channel, int compVector) {
+        try {
+            MemorySegment st = Errno.state();
+            MemorySegment cq = (MemorySegment) CREATE_CQ.invokeExact(st, ctx, cqe, MemorySegment.NULL, channel,
+                    compVector);
+            return Native.checkPointer("ibv_create_cq", cq, st).reinterpret(Layouts.IBV_CQ.size());
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void destroyCq(MemorySegment cq) {
+        try {
+            Native.checkReturned("ibv_destroy_cq", (int) DESTROY_CQ.invokeExact(cq));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /**
+     * ibv_get_cq_event: the CQ pointer into {@code cqOut}; false on EAGAIN (non-blocking channel,
+     * nothing pending). Blocking on a blocking channel.
+     */
+    public static boolean getCqEvent(MemorySegment channel, MemorySegment cqOut, MemorySegment ctxOut) {
+        try {
+            MemorySegment st = Errno.state();
+            int rc = (int) GET_CQ_EVENT.invokeExact(st, channel, cqOut, ctxOut);
+            if (rc != 0) {
+                if (Errno.read(st) == Libc.EAGAIN) {
+                    return false;
+                }
+                throw Native.errnoFailure("ibv_get_cq_event", st);
+            }
+            return true;
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void ackCqEvents(MemorySegment cq, int n) {
+        try {
+            ACK_CQ_EVENTS.invokeExact(cq, n);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static MemorySegment createQp(MemorySegment pd, MemorySegment initAttr) {
+        try {
+            MemorySegment st = Errno.state();
+            MemorySegment qp = (MemorySegment) CREATE_QP.invokeExact(st, pd, initAttr);
+            return Native.checkPointer("ibv_create_qp", qp, st).reinterpret(Layouts.IBV_QP.size());
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void destroyQp(MemorySegment qp) {
+        try {
+            Native.checkReturned("ibv_destroy_qp", (int) DESTROY_QP.invokeExact(qp));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void modifyQp(MemorySegment qp, MemorySegment attr, int mask) {
+        try {
+            Native.checkReturned("ibv_modify_qp", (int) MODIFY_QP.invokeExact(qp, attr, mask));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void queryQp(MemorySegment qp, MemorySegment attr, int mask, MemorySegment initAttr) {
+        try {
+            Native.checkReturned("ibv_query_qp", (int) QUERY_QP.invokeExact(qp, attr, mask, initAttr));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static MemorySegment createAh(MemorySegment pd, MemorySegment ahAttr) {
+        try {
+            MemorySegment st = Errno.state();
+            MemorySegment ah = (MemorySegment) CREATE_AH.invokeExact(st, pd, ahAttr);
+            return Native.checkPointer("ibv_create_ah", ah, st).reinterpret(Layouts.IBV_AH.size());
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void destroyAh(MemorySegment ah) {
+        try {
+            Native.checkReturned("ibv_destroy_ah", (int) DESTROY_AH.invokeExact(ah));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static MemorySegment createSrq(MemorySegment pd, MemorySegment initAttr) {
+        try {
+            MemorySegment st = Errno.state();
+            MemorySegment srq = (MemorySegment) CREATE_SRQ.invokeExact(st, pd, initAttr);
+            return Native.checkPointer("ibv_create_srq", srq, st).reinterpret(Layouts.IBV_SRQ.size());
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void destroySrq(MemorySegment srq) {
+        try {
+            Native.checkReturned("ibv_destroy_srq", (int) DESTROY_SRQ.invokeExact(srq));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** ibv_get_async_event into {@code event}; false on EAGAIN (non-blocking async fd, nothing pending). */
+    public static boolean getAsyncEvent(MemorySegment ctx, MemorySegment event) {
+        try {
+            MemorySegment st = Errno.state();
+            int rc = (int) GET_ASYNC_EVENT.invokeExact(st, ctx, event);
+            if (rc != 0) {
+                if (Errno.read(st) == Libc.EAGAIN) {
+                    return false;
+                }
+                throw Native.errnoFailure("ibv_get_async_event", st);
+            }
+            return true;
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static void ackAsyncEvent(MemorySegment event) {
+        try {
+            ACK_ASYNC_EVENT.invokeExact(event);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
 
     /** ibv_get_device_list; {@code count} receives the length. NULL result: errno (ENOSYS = no kernel support). */
     public static MemorySegment getDeviceList(MemorySegment count) {

@@ -17,16 +17,21 @@ import java.util.stream.Collectors;
  */
 public final class Ownership {
     private final String what;
-    private Ownership parent;   // changes only through reparent (rdma_migrate_id)
+    private final java.util.List<Ownership> parents = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Set<Ownership> children = ConcurrentHashMap.newKeySet();
-    private boolean closed;   // guarded by this
+    private volatile boolean closed;   // written under this; read without a lock on the data path
 
-    /** {@code parent} may be null (root objects); it must be open. */
-    public Ownership(String what, Ownership parent) {
+    /**
+     * {@code parents} (none for root objects) must be open. An object may depend on several:
+     * a QP on its PD, its CQs, its SRQ and its rdma_cm id; each then refuses to close first.
+     */
+    public Ownership(String what, Ownership... parents) {
         this.what = what;
-        this.parent = parent;
-        if (parent != null) {
-            parent.adopt(this);
+        for (Ownership p : parents) {
+            if (p != null) {
+                p.adopt(this);
+                this.parents.add(p);
+            }
         }
     }
 
@@ -36,13 +41,13 @@ public final class Ownership {
     }
 
     /** Throws {@link IllegalStateException} if closed. */
-    public synchronized void ensureOpen() {
+    public void ensureOpen() {
         if (closed) {
             throw new IllegalStateException(what + " is closed");
         }
     }
 
-    public synchronized boolean isClosed() {
+    public boolean isClosed() {
         return closed;
     }
 
@@ -69,20 +74,20 @@ public final class Ownership {
         closed = false;
     }
 
-    /** The native object is gone; the parent forgets it. */
+    /** The native object is gone; the parents forget it. */
     public void closed() {
-        if (parent != null) {
-            parent.children.remove(this);
+        for (Ownership p : parents) {
+            p.children.remove(this);
         }
+        parents.clear();
     }
 
-    /** Moves this object under another parent (an id migrated to another event channel). */
-    public void reparent(Ownership newParent) {
+    /** Moves this object from one parent to another (an id migrated to another event channel). */
+    public void reparent(Ownership oldParent, Ownership newParent) {
         newParent.adopt(this);
-        if (parent != null) {
-            parent.children.remove(this);
-        }
-        parent = newParent;
+        parents.add(newParent);
+        oldParent.children.remove(this);
+        parents.remove(oldParent);
     }
 
     /** Live children, for tests and diagnostics. */

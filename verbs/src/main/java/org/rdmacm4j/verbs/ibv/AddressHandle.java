@@ -1,0 +1,45 @@
+package org.rdmacm4j.verbs.ibv;
+
+import java.lang.foreign.MemorySegment;
+import org.rdmacm4j.verbs.internal.IbvLib;
+import org.rdmacm4j.verbs.internal.Ownership;
+
+/** An address handle ({@code struct ibv_ah}) for UD sends. Threads: the owner's. */
+public final class AddressHandle implements AutoCloseable {
+    private final MemorySegment ah;
+    private final Ownership ownership;
+
+    AddressHandle(ProtectionDomain pd, MemorySegment ah) {
+        this.ah = ah;
+        this.ownership = new Ownership("AddressHandle(0x" + Long.toHexString(ah.address()) + ")", pd.ownership());
+    }
+
+    MemorySegment segment() {
+        ownership.ensureOpen();
+        return ah;
+    }
+
+    public boolean isClosed() {
+        return ownership.isClosed();
+    }
+
+    /** {@code ibv_destroy_ah}. Idempotent. */
+    @Override
+    public void close() {
+        if (!ownership.beginClose()) {
+            return;
+        }
+        try {
+            IbvLib.destroyAh(ah);
+        } catch (RuntimeException e) {
+            ownership.reopen();
+            throw e;
+        }
+        ownership.closed();
+    }
+
+    @Override
+    public String toString() {
+        return ownership.toString();
+    }
+}

@@ -1,0 +1,118 @@
+package org.rdmacm4j.verbs.ibv;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import org.rdmacm4j.verbs.internal.IbvLib;
+import org.rdmacm4j.verbs.internal.Layouts;
+import org.rdmacm4j.verbs.internal.Libc;
+import org.rdmacm4j.verbs.internal.Ownership;
+import org.rdmacm4j.verbs.internal.Registry;
+
+/**
+ * A completion event channel ({@code struct ibv_comp_channel}): the fd that becomes readable
+ * when an armed CQ gets a completion. CQs using it must be closed first.
+ *
+ * <p>Threads: {@link #getEvent()} only on the CQ poller that owns the channel; {@link #fd()} any.
+ */
+public final class CompletionChannel implements AutoCloseable {
+    private final DeviceContext context;
+    private final MemorySegment channel;
+    private final Ownership ownership;
+    private final int fd;
+    private final MemorySegment cqOut;
+    private final MemorySegment ctxOut;
+
+    CompletionChannel(DeviceContext context, MemorySegment channel) {
+        this.context = context;
+        this.channel = channel;
+        this.fd = channel.get(JAVA_INT, Layouts.IBV_COMP_CHANNEL.offset("fd"));
+        this.ownership = new Ownership("CompletionChannel(fd " + fd + ")", context.ownership());
+        // Out-parameters of ibv_get_cq_event, reused: no allocation per event.
+        Arena arena = Arena.ofAuto();
+        this.cqOut = arena.allocate(ADDRESS);
+        this.ctxOut = arena.allocate(ADDRESS);
+    }
+
+    MemorySegment segment() {
+        ownership.ensureOpen();
+        return channel;
+    }
+
+    Ownership ownership() {
+        return ownership;
+    }
+
+    DeviceContext context() {
+        return context;
+    }
+
+    /** The channel's fd, for poll/epoll. */
+    public int fd() {
+        return fd;
+    }
+
+    /** O_NONBLOCK on the fd: {@link #getEvent()} then returns null when nothing is pending. */
+    public void setNonBlocking(boolean nonBlocking) {
+        ownership.ensureOpen();
+        Libc.setNonBlocking(fd, nonBlocking);
+    }
+
+    /**
+     * {@code ibv_get_cq_event}: the CQ that completed, or null (non-blocking, nothing pending).
+     * The event must be acked on that CQ ({@link CompletionQueue#ackEvents()}) before it is
+     * closed; the CQ counts what is outstanding. Blocking on a blocking fd.
+     */
+    public CompletionQueue getEvent() {
+        MemorySegment self = segment();
+        synchronized (cqOut) {
+            if (!IbvLib.getCqEvent(self, cqOut, ctxOut)) {
+                return null;
+            }
+            long address = cqOut.get(ADDRESS, 0).address();
+            CompletionQueue cq = Registry.get(address, CompletionQueue.class);
+            if (cq == null) {
+                throw new IllegalStateException("completion event for a CQ unknown to this JVM: 0x"
+                        + Long.toHexString(address));
+            }
+            cq.eventReceived();
+            return cq;
+        }
+    }
+
+    /** Waits up to {@code timeout} for the fd, then gets one event; null on timeout. */
+    public CompletionQueue getEvent(Duration timeout) {
+        ownership.ensureOpen();
+        if (!Libc.awaitReadable(fd, timeout.toMillis())) {
+            return null;
+        }
+        return getEvent();
+    }
+
+    public boolean isClosed() {
+        return ownership.isClosed();
+    }
+
+    /** {@code ibv_destroy_comp_channel}. Its CQs must be closed first. Idempotent. */
+    @Override
+    public void close() {
+        if (!ownership.beginClose()) {
+            return;
+        }
+        try {
+            IbvLib.destroyCompChannel(channel);
+        } catch (RuntimeException e) {
+            ownership.reopen();
+            throw e;
+        }
+        ownership.closed();
+    }
+
+    @Override
+    public String toString() {
+        return ownership.toString();
+    }
+}

@@ -1,0 +1,164 @@
+package org.rdmacm4j.verbs.ibv;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.MemorySegment;
+import org.rdmacm4j.verbs.RdmaException;
+import org.rdmacm4j.verbs.internal.IbvLib;
+import org.rdmacm4j.verbs.internal.Layouts;
+import org.rdmacm4j.verbs.internal.Native;
+import org.rdmacm4j.verbs.internal.OpsTable;
+import org.rdmacm4j.verbs.internal.Ownership;
+import org.rdmacm4j.verbs.internal.Registry;
+
+/**
+ * A completion queue ({@code struct ibv_cq}). {@link #poll} and {@link #requestNotify} go
+ * through the context's ops table as the verbs.h inlines do, and allocate nothing.
+ *
+ * <p>Completion events received through its channel are counted; {@link #ackEvents()} acks
+ * them in one batch (ibv_ack_cq_events takes a mutex). Closing with unacked events is an
+ * IllegalStateException: ibv_destroy_cq would wait for them forever.
+ *
+ * <p>Threads: only the poller thread that owns the CQ.
+ */
+public final class CompletionQueue implements AutoCloseable {
+    private final MemorySegment cq;
+    private final Ownership ownership;
+    private final CompletionChannel channel;
+    private final MemorySegment pollFn;
+    private final MemorySegment notifyFn;
+    private final int capacity;
+    private int unackedEvents;   // owner thread only
+
+    CompletionQueue(DeviceContext context, CompletionChannel channel, MemorySegment cq) {
+        this.cq = cq;
+        this.channel = channel;
+        MemorySegment ctx = cq.get(ADDRESS, Layouts.IBV_CQ.offset("context"));
+        this.pollFn = OpsTable.op(ctx, "poll_cq");
+        this.notifyFn = OpsTable.op(ctx, "req_notify_cq");
+        this.capacity = cq.get(JAVA_INT, Layouts.IBV_CQ.offset("cqe"));
+        this.ownership = new Ownership("CompletionQueue(cqe " + capacity + ", handle "
+                + cq.get(JAVA_INT, Layouts.IBV_CQ.offset("handle")) + ")",
+                context.ownership(), channel == null ? null : channel.ownership());
+        Registry.put(cq.address(), this);
+    }
+
+    MemorySegment segment() {
+        ownership.ensureOpen();
+        return cq;
+    }
+
+    Ownership ownership() {
+        return ownership;
+    }
+
+    /** The number of entries the provider actually gave (at least what was asked). */
+    public int capacity() {
+        return capacity;
+    }
+
+    /** The completion channel, or null. */
+    public CompletionChannel channel() {
+        return channel;
+    }
+
+    /**
+     * {@code ibv_poll_cq} into {@code completions}, at most {@code completions.capacity()}.
+     * Returns how many were written (0 if none). Allocation-free.
+     */
+    public int poll(WorkCompletions completions) {
+        return poll(completions, completions.capacity());
+    }
+
+    /** {@code ibv_poll_cq} for at most {@code max} completions. Allocation-free. */
+    public int poll(WorkCompletions completions, int max) {
+        MemorySegment self = segment();
+        if (max < 0 || max > completions.capacity()) {
+            throw new IllegalArgumentException("max " + max + " is outside 0.." + completions.capacity());
+        }
+        int n;
+        try {
+            n = (int) OpsTable.POLL_CQ.invokeExact(pollFn, self, max, completions.segment());
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+        if (n < 0) {
+            throw pollFailure(n);
+        }
+        completions.filled(n);
+        return n;
+    }
+
+    private static RdmaException pollFailure(int n) {
+        return Native.failure("ibv_poll_cq", -n);
+    }
+
+    /** {@code ibv_req_notify_cq}: arm the CQ for one completion event on its channel. */
+    public void requestNotify(boolean solicitedOnly) {
+        MemorySegment self = segment();
+        int rc;
+        try {
+            rc = (int) OpsTable.REQ_NOTIFY_CQ.invokeExact(notifyFn, self, solicitedOnly ? 1 : 0);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+        if (rc != 0) {
+            throw Native.failure("ibv_req_notify_cq", Math.abs(rc));
+        }
+    }
+
+    void eventReceived() {
+        unackedEvents++;
+    }
+
+    /** Completion events received and not yet acked. */
+    public int unackedEvents() {
+        return unackedEvents;
+    }
+
+    /** {@code ibv_ack_cq_events} for every event received so far (one call, one mutex). */
+    public void ackEvents() {
+        MemorySegment self = segment();
+        int n = unackedEvents;
+        if (n > 0) {
+            IbvLib.ackCqEvents(self, n);
+            unackedEvents = 0;
+        }
+    }
+
+    public boolean isClosed() {
+        return ownership.isClosed();
+    }
+
+    /**
+     * {@code ibv_destroy_cq}. QPs using it must be closed and its events acked first
+     * (IllegalStateException otherwise). Idempotent.
+     */
+    @Override
+    public void close() {
+        if (ownership.isClosed()) {
+            return;
+        }
+        if (unackedEvents > 0) {
+            throw new IllegalStateException("cannot close " + ownership + ": " + unackedEvents
+                    + " completion events are not acked (ackEvents() first; ibv_destroy_cq would wait for them)");
+        }
+        if (!ownership.beginClose()) {
+            return;
+        }
+        try {
+            IbvLib.destroyCq(cq);
+        } catch (RuntimeException e) {
+            ownership.reopen();
+            throw e;
+        }
+        Registry.remove(cq.address());
+        ownership.closed();
+    }
+
+    @Override
+    public String toString() {
+        return ownership.toString();
+    }
+}

@@ -1,0 +1,83 @@
+package org.rdmacm4j.verbs.ibv;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.MemorySegment;
+import org.rdmacm4j.verbs.internal.IbvLib;
+import org.rdmacm4j.verbs.internal.Layouts;
+import org.rdmacm4j.verbs.internal.Ownership;
+
+/**
+ * A registered memory region ({@code struct ibv_mr}) over a native {@link MemorySegment}.
+ * The keys are read once at registration. Any thread may read them; close on the owner's thread.
+ */
+public final class MemoryRegion implements AutoCloseable {
+    private final MemorySegment buffer;
+    private final MemorySegment mr;
+    private final Ownership ownership;
+    private final int lkey;
+    private final int rkey;
+
+    MemoryRegion(ProtectionDomain pd, MemorySegment buffer, MemorySegment mr) {
+        this.buffer = buffer;
+        this.mr = mr;
+        this.lkey = mr.get(JAVA_INT, Layouts.IBV_MR.offset("lkey"));
+        this.rkey = mr.get(JAVA_INT, Layouts.IBV_MR.offset("rkey"));
+        this.ownership = new Ownership("MemoryRegion(0x" + Long.toHexString(buffer.address()) + ", "
+                + buffer.byteSize() + " bytes, lkey 0x" + Integer.toHexString(lkey) + ")", pd.ownership());
+    }
+
+    /** The local key, for scatter/gather entries. */
+    public int lkey() {
+        return lkey;
+    }
+
+    /** The remote key, for a peer's RDMA WRITE/READ/atomics. */
+    public int rkey() {
+        return rkey;
+    }
+
+    /** Start address of the registered memory. */
+    public long address() {
+        return buffer.address();
+    }
+
+    /** Length in bytes. */
+    public long length() {
+        return buffer.byteSize();
+    }
+
+    /** The registered memory. */
+    public MemorySegment segment() {
+        ownership.ensureOpen();
+        return buffer;
+    }
+
+    void ensureOpen() {
+        ownership.ensureOpen();
+    }
+
+    public boolean isClosed() {
+        return ownership.isClosed();
+    }
+
+    /** {@code ibv_dereg_mr}. Idempotent. */
+    @Override
+    public void close() {
+        if (!ownership.beginClose()) {
+            return;
+        }
+        try {
+            IbvLib.deregMr(mr);
+        } catch (RuntimeException e) {
+            ownership.reopen();
+            throw e;
+        }
+        ownership.closed();
+    }
+
+    @Override
+    public String toString() {
+        return ownership.toString();
+    }
+}

@@ -1,0 +1,138 @@
+package org.rdmacm4j.verbs.ibv;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import org.rdmacm4j.verbs.internal.CStruct;
+import org.rdmacm4j.verbs.internal.Decode;
+import org.rdmacm4j.verbs.internal.IbvLib;
+import org.rdmacm4j.verbs.internal.Layouts;
+import org.rdmacm4j.verbs.internal.Ownership;
+
+/**
+ * A protection domain ({@code struct ibv_pd}). MRs, QPs, AHs and SRQs are made in it and must
+ * be closed before it. Threads: create/close on the owner's thread.
+ */
+public final class ProtectionDomain implements AutoCloseable {
+    private final DeviceContext context;
+    private final MemorySegment pd;
+    private final Ownership ownership;
+
+    ProtectionDomain(DeviceContext context, MemorySegment pd) {
+        this.context = context;
+        this.pd = pd;
+        this.ownership = new Ownership("ProtectionDomain(" + context.deviceName() + ", handle "
+                + pd.get(JAVA_INT, Layouts.IBV_PD.offset("handle")) + ")", context.ownership());
+    }
+
+    MemorySegment segment() {
+        ownership.ensureOpen();
+        return pd;
+    }
+
+    Ownership ownership() {
+        return ownership;
+    }
+
+    public DeviceContext context() {
+        return context;
+    }
+
+    /**
+     * {@code ibv_reg_mr} over {@code buffer}, which must be native (not a heap segment) and stay
+     * alive while the region is registered: close the region before the buffer's arena.
+     *
+     * @param access {@link Access} bits
+     */
+    public MemoryRegion register(MemorySegment buffer, int access) {
+        if (buffer == null || !buffer.isNative()) {
+            throw new IllegalArgumentException("only a native MemorySegment can be registered, not " + buffer);
+        }
+        if (buffer.byteSize() == 0) {
+            throw new IllegalArgumentException("cannot register an empty segment");
+        }
+        if (!buffer.scope().isAlive()) {
+            throw new IllegalArgumentException("the segment's arena is closed");
+        }
+        return new MemoryRegion(this, buffer, IbvLib.regMr(segment(), buffer, access));
+    }
+
+    /** {@code ibv_create_qp}. */
+    public QueuePair createQp(QpInitAttributes attrs) {
+        if (attrs == null) {
+            throw new IllegalArgumentException("attrs must not be null");
+        }
+        MemorySegment self = segment();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment init = arena.allocate(Layouts.IBV_QP_INIT_ATTR.size(), Layouts.IBV_QP_INIT_ATTR.alignment());
+            Ownership[] deps = attrs.write(init);
+            MemorySegment qp = IbvLib.createQp(self, init);
+            Ownership[] parents = with(deps, ownership);
+            return new QueuePair(qp, attrs, null, parents);
+        }
+    }
+
+    static Ownership[] with(Ownership[] deps, Ownership extra) {
+        Ownership[] parents = java.util.Arrays.copyOf(deps, deps.length + 1);
+        parents[deps.length] = extra;
+        return parents;
+    }
+
+    /** {@code ibv_create_ah} for UD sends. */
+    public AddressHandle createAh(AhAttributes attrs) {
+        if (attrs == null) {
+            throw new IllegalArgumentException("attrs must not be null");
+        }
+        MemorySegment self = segment();
+        try (Arena arena = Arena.ofConfined()) {
+            CStruct t = Layouts.IBV_AH_ATTR;
+            MemorySegment a = arena.allocate(t.size(), t.alignment());
+            a.fill((byte) 0);
+            Decode.ahAttr(attrs, a);
+            return new AddressHandle(this, IbvLib.createAh(self, a));
+        }
+    }
+
+    /** {@code ibv_create_srq}. */
+    public SharedReceiveQueue createSrq(int maxWr, int maxSge, int srqLimit) {
+        if (maxWr < 1 || maxSge < 1 || srqLimit < 0) {
+            throw new IllegalArgumentException("maxWr " + maxWr + " and maxSge " + maxSge
+                    + " must be at least 1, srqLimit " + srqLimit + " not negative");
+        }
+        MemorySegment self = segment();
+        try (Arena arena = Arena.ofConfined()) {
+            CStruct t = Layouts.IBV_SRQ_INIT_ATTR;
+            MemorySegment a = arena.allocate(t.size(), t.alignment());
+            a.fill((byte) 0);
+            a.set(JAVA_INT, t.offset("attr.max_wr"), maxWr);
+            a.set(JAVA_INT, t.offset("attr.max_sge"), maxSge);
+            a.set(JAVA_INT, t.offset("attr.srq_limit"), srqLimit);
+            return new SharedReceiveQueue(this, IbvLib.createSrq(self, a), maxSge);
+        }
+    }
+
+    public boolean isClosed() {
+        return ownership.isClosed();
+    }
+
+    /** {@code ibv_dealloc_pd}. Everything made in it must be closed first. Idempotent. */
+    @Override
+    public void close() {
+        if (!ownership.beginClose()) {
+            return;
+        }
+        try {
+            IbvLib.deallocPd(pd);
+        } catch (RuntimeException e) {
+            ownership.reopen();
+            throw e;
+        }
+        ownership.closed();
+    }
+
+    @Override
+    public String toString() {
+        return ownership.toString();
+    }
+}

@@ -1,0 +1,82 @@
+package org.rdmacm4j.verbs.ibv;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import org.rdmacm4j.verbs.internal.CStruct;
+import org.rdmacm4j.verbs.internal.Layouts;
+import org.rdmacm4j.verbs.internal.Ownership;
+
+/**
+ * {@code struct ibv_qp_init_attr}: what a new QP needs. Immutable; the CQs (and SRQ) must be
+ * open when the QP is created and then cannot be closed before it.
+ *
+ * @param type RC, UC or UD
+ * @param sendCq CQ for send completions
+ * @param recvCq CQ for receive completions (may be the same)
+ * @param srq shared receive queue, or null
+ * @param maxSendWr send queue depth
+ * @param maxRecvWr receive queue depth (ignored with an SRQ)
+ * @param maxSendSge scatter/gather entries per send request
+ * @param maxRecvSge scatter/gather entries per receive request
+ * @param maxInlineData bytes a send may carry inline
+ * @param signalAll every send generates a completion (sq_sig_all)
+ */
+public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq,
+                               int maxSendWr, int maxRecvWr, int maxSendSge, int maxRecvSge, int maxInlineData,
+                               boolean signalAll) {
+    private static final CStruct T = Layouts.IBV_QP_INIT_ATTR;
+
+    public QpInitAttributes {
+        if (type == null || sendCq == null || recvCq == null) {
+            throw new IllegalArgumentException("type, sendCq and recvCq must not be null");
+        }
+        if (maxSendWr < 0 || maxRecvWr < 0 || maxSendSge < 0 || maxRecvSge < 0 || maxInlineData < 0) {
+            throw new IllegalArgumentException("queue capacities must not be negative");
+        }
+    }
+
+    /** A QP without SRQ, with selective signalling (sq_sig_all = 0). */
+    public static QpInitAttributes of(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, int maxSendWr,
+                                      int maxRecvWr, int maxSge, int maxInlineData) {
+        return new QpInitAttributes(type, sendCq, recvCq, null, maxSendWr, maxRecvWr, maxSge, maxSge, maxInlineData,
+                false);
+    }
+
+    public QpInitAttributes withSrq(SharedReceiveQueue s) {
+        return new QpInitAttributes(type, sendCq, recvCq, s, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge,
+                maxInlineData, signalAll);
+    }
+
+    public QpInitAttributes withSignalAll(boolean all) {
+        return new QpInitAttributes(type, sendCq, recvCq, srq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge,
+                maxInlineData, all);
+    }
+
+    /** Writes the struct (zeroed first) and returns the ownerships the QP will depend on. */
+    Ownership[] write(MemorySegment out) {
+        out.fill((byte) 0);
+        out.set(ADDRESS, T.offset("send_cq"), sendCq.segment());
+        out.set(ADDRESS, T.offset("recv_cq"), recvCq.segment());
+        out.set(ADDRESS, T.offset("srq"), srq == null ? MemorySegment.NULL : srq.segment());
+        out.set(JAVA_INT, T.offset("cap.max_send_wr"), maxSendWr);
+        out.set(JAVA_INT, T.offset("cap.max_recv_wr"), maxRecvWr);
+        out.set(JAVA_INT, T.offset("cap.max_send_sge"), maxSendSge);
+        out.set(JAVA_INT, T.offset("cap.max_recv_sge"), maxRecvSge);
+        out.set(JAVA_INT, T.offset("cap.max_inline_data"), maxInlineData);
+        out.set(JAVA_INT, T.offset("qp_type"), type.value());
+        out.set(JAVA_INT, T.offset("sq_sig_all"), signalAll ? 1 : 0);
+        List<Ownership> deps = new ArrayList<>();
+        deps.add(sendCq.ownership());
+        if (recvCq != sendCq) {
+            deps.add(recvCq.ownership());
+        }
+        if (srq != null) {
+            deps.add(srq.ownership());
+        }
+        return deps.toArray(Ownership[]::new);
+    }
+}

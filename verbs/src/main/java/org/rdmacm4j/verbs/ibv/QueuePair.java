@@ -1,0 +1,165 @@
+package org.rdmacm4j.verbs.ibv;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import org.rdmacm4j.verbs.RdmaException;
+import org.rdmacm4j.verbs.internal.IbvLib;
+import org.rdmacm4j.verbs.internal.Layouts;
+import org.rdmacm4j.verbs.internal.Native;
+import org.rdmacm4j.verbs.internal.OpsTable;
+import org.rdmacm4j.verbs.internal.Ownership;
+import org.rdmacm4j.verbs.internal.Registry;
+
+/**
+ * A queue pair ({@code struct ibv_qp}), made by {@link ProtectionDomain#createQp} (closed with
+ * ibv_destroy_qp) or by rdma_create_qp on a {@code CmId} (closed with rdma_destroy_qp). It
+ * depends on its PD, CQs, SRQ and id: none of them can be closed before it.
+ *
+ * <p>{@link #postSend} and {@link #postRecv} go through the context's ops table as the verbs.h
+ * inlines do and allocate nothing. Threads: one posting thread per queue; modify/close on the
+ * owner's thread.
+ */
+public final class QueuePair implements AutoCloseable {
+    private final MemorySegment qp;
+    private final Ownership ownership;
+    private final QpType type;
+    private final int qpNum;
+    private final MemorySegment postSendFn;
+    private final MemorySegment postRecvFn;
+    private final Runnable destroy;
+
+    QueuePair(MemorySegment qp, QpInitAttributes attrs, Runnable destroy, Ownership... parents) {
+        this.qp = qp.reinterpret(Layouts.IBV_QP.size());
+        this.type = QpType.of(this.qp.get(JAVA_INT, Layouts.IBV_QP.offset("qp_type")));
+        this.qpNum = this.qp.get(JAVA_INT, Layouts.IBV_QP.offset("qp_num"));
+        MemorySegment ctx = this.qp.get(ADDRESS, Layouts.IBV_QP.offset("context"));
+        this.postSendFn = OpsTable.op(ctx, "post_send");
+        this.postRecvFn = OpsTable.op(ctx, "post_recv");
+        this.destroy = destroy;
+        this.ownership = new Ownership("QueuePair(" + type + ", qp_num " + qpNum + ")", parents);
+        Registry.put(this.qp.address(), this);
+    }
+
+    /** The QP number (24 bits), what the peer addresses. */
+    public int qpNum() {
+        return qpNum;
+    }
+
+    public QpType type() {
+        return type;
+    }
+
+    /** The native address, for matching async events. */
+    public long handle() {
+        return qp.address();
+    }
+
+    private MemorySegment open() {
+        ownership.ensureOpen();
+        return qp;
+    }
+
+    /**
+     * {@code ibv_post_send} of requests 0..count-1 (chained here). Allocation-free on success;
+     * a failure names the request the provider rejected.
+     */
+    public void postSend(SendRequests requests, int count) {
+        MemorySegment self = open();
+        requests.link(count);
+        int rc;
+        try {
+            rc = (int) OpsTable.POST_SEND.invokeExact(postSendFn, self, requests.segment(), requests.badWr);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+        if (rc != 0) {
+            throw postFailure("ibv_post_send", rc, requests.badIndex(), count);
+        }
+    }
+
+    /** {@code ibv_post_recv} of requests 0..count-1. Allocation-free on success. */
+    public void postRecv(RecvRequests requests, int count) {
+        MemorySegment self = open();
+        requests.link(count);
+        int rc;
+        try {
+            rc = (int) OpsTable.POST_RECV.invokeExact(postRecvFn, self, requests.segment(), requests.badWr);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+        if (rc != 0) {
+            throw postFailure("ibv_post_recv", rc, requests.badIndex(), count);
+        }
+    }
+
+    static RdmaException postFailure(String function, int rc, int bad, int count) {
+        return Native.failure(function + " (work request " + bad + " of " + count + ")", Math.abs(rc));
+    }
+
+    /** {@code ibv_modify_qp} with the fields set on {@code attrs} (its mask). */
+    public void modify(QpAttributes attrs) {
+        if (attrs == null || attrs.mask() == 0) {
+            throw new IllegalArgumentException("attrs must set at least one field");
+        }
+        MemorySegment self = open();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment a = arena.allocate(Layouts.IBV_QP_ATTR.size(), Layouts.IBV_QP_ATTR.alignment());
+            attrs.write(a);
+            IbvLib.modifyQp(self, a, attrs.mask());
+        }
+    }
+
+    /** {@code ibv_query_qp} for the {@link QpAttrMask} bits in {@code mask}. */
+    public QpAttributes query(int mask) {
+        MemorySegment self = open();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment a = arena.allocate(Layouts.IBV_QP_ATTR.size(), Layouts.IBV_QP_ATTR.alignment());
+            MemorySegment init = arena.allocate(Layouts.IBV_QP_INIT_ATTR.size(),
+                    Layouts.IBV_QP_INIT_ATTR.alignment());
+            a.fill((byte) 0);
+            IbvLib.queryQp(self, a, mask, init);
+            return QpAttributes.read(a, mask);
+        }
+    }
+
+    /** The current state ({@code ibv_query_qp} with IBV_QP_STATE). */
+    public QpState state() {
+        return query(QpAttrMask.STATE).state();
+    }
+
+    Ownership ownership() {
+        return ownership;
+    }
+
+    public boolean isClosed() {
+        return ownership.isClosed();
+    }
+
+    /** ibv_destroy_qp, or rdma_destroy_qp for a QP made on a CmId. Idempotent. */
+    @Override
+    public void close() {
+        if (!ownership.beginClose()) {
+            return;
+        }
+        try {
+            if (destroy == null) {
+                IbvLib.destroyQp(qp);
+            } else {
+                destroy.run();
+            }
+        } catch (RuntimeException e) {
+            ownership.reopen();
+            throw e;
+        }
+        Registry.remove(qp.address());
+        ownership.closed();
+    }
+
+    @Override
+    public String toString() {
+        return ownership.toString();
+    }
+}

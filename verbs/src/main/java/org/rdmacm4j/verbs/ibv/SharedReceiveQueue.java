@@ -1,0 +1,79 @@
+package org.rdmacm4j.verbs.ibv;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
+import java.lang.foreign.MemorySegment;
+import org.rdmacm4j.verbs.internal.IbvLib;
+import org.rdmacm4j.verbs.internal.Layouts;
+import org.rdmacm4j.verbs.internal.Native;
+import org.rdmacm4j.verbs.internal.OpsTable;
+import org.rdmacm4j.verbs.internal.Ownership;
+import org.rdmacm4j.verbs.internal.Registry;
+
+/**
+ * A shared receive queue ({@code struct ibv_srq}). {@link #postRecv} goes through the ops table
+ * (post_srq_recv) and allocates nothing. QPs using it must be closed first.
+ * Threads: one posting thread; close on the owner's.
+ */
+public final class SharedReceiveQueue implements AutoCloseable {
+    private final MemorySegment srq;
+    private final Ownership ownership;
+    private final MemorySegment postFn;
+
+    SharedReceiveQueue(ProtectionDomain pd, MemorySegment srq, int maxSge) {
+        this.srq = srq;
+        this.postFn = OpsTable.op(srq.get(ADDRESS, Layouts.IBV_SRQ.offset("context")), "post_srq_recv");
+        this.ownership = new Ownership("SharedReceiveQueue(0x" + Long.toHexString(srq.address()) + ", max_sge "
+                + maxSge + ")", pd.ownership());
+        Registry.put(srq.address(), this);
+    }
+
+    MemorySegment segment() {
+        ownership.ensureOpen();
+        return srq;
+    }
+
+    Ownership ownership() {
+        return ownership;
+    }
+
+    /** {@code ibv_post_srq_recv} of requests 0..count-1. */
+    public void postRecv(RecvRequests requests, int count) {
+        MemorySegment self = segment();
+        requests.link(count);
+        int rc;
+        try {
+            rc = (int) OpsTable.POST_SRQ_RECV.invokeExact(postFn, self, requests.segment(), requests.badWr);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+        if (rc != 0) {
+            throw QueuePair.postFailure("ibv_post_srq_recv", rc, requests.badIndex(), count);
+        }
+    }
+
+    public boolean isClosed() {
+        return ownership.isClosed();
+    }
+
+    /** {@code ibv_destroy_srq}. Idempotent. */
+    @Override
+    public void close() {
+        if (!ownership.beginClose()) {
+            return;
+        }
+        try {
+            IbvLib.destroySrq(srq);
+        } catch (RuntimeException e) {
+            ownership.reopen();
+            throw e;
+        }
+        Registry.remove(srq.address());
+        ownership.closed();
+    }
+
+    @Override
+    public String toString() {
+        return ownership.toString();
+    }
+}
