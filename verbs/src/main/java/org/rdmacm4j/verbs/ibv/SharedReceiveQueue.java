@@ -52,6 +52,25 @@ public final class SharedReceiveQueue implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code ibv_modify_srq} with IBV_SRQ_LIMIT: arms the SRQ so that an
+     * {@link AsyncEventType#SRQ_LIMIT_REACHED} event comes once fewer than {@code limit}
+     * receives are left (the limit then disarms itself).
+     */
+    public void armLimit(int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit " + limit + " must be at least 1");
+        }
+        MemorySegment self = segment();
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            org.rdmacm4j.verbs.internal.CStruct t = Layouts.IBV_SRQ_ATTR;
+            MemorySegment a = arena.allocate(t.size(), t.alignment());
+            a.fill((byte) 0);
+            a.set(java.lang.foreign.ValueLayout.JAVA_INT, t.offset("srq_limit"), limit);
+            IbvLib.modifySrq(self, a, IbvLib.IBV_SRQ_LIMIT);
+        }
+    }
+
     public boolean isClosed() {
         return ownership.isClosed();
     }

@@ -91,6 +91,8 @@ public final class IbvLib {
             FunctionDescriptor.of(JAVA_INT, ADDRESS));
     private static final MethodHandle CREATE_SRQ = Native.errno(L, "ibv_create_srq",
             FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+    private static final MethodHandle MODIFY_SRQ = Native.plain(L, "ibv_modify_srq",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
     private static final MethodHandle DESTROY_SRQ = Native.plain(L, "ibv_destroy_srq",
             FunctionDescriptor.of(JAVA_INT, ADDRESS));
     /** Blocking (a read on the async fd): never critical. */
@@ -350,6 +352,18 @@ public final class IbvLib {
             MemorySegment st = Errno.state();
             MemorySegment srq = (MemorySegment) CREATE_SRQ.invokeExact(st, pd, initAttr);
             return Native.checkPointer("ibv_create_srq", srq, st).reinterpret(Layouts.IBV_SRQ.size());
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** IBV_SRQ_MAX_WR and IBV_SRQ_LIMIT (enum ibv_srq_attr_mask). */
+    public static final int IBV_SRQ_MAX_WR = 1;
+    public static final int IBV_SRQ_LIMIT = 1 << 1;
+
+    public static void modifySrq(MemorySegment srq, MemorySegment attr, int mask) {
+        try {
+            Native.checkReturned("ibv_modify_srq", (int) MODIFY_SRQ.invokeExact(srq, attr, mask));
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }

@@ -27,6 +27,9 @@ public final class Ownership {
      */
     public Ownership(String what, Ownership... parents) {
         this.what = what;
+        if (parents == null) {   // a single null argument: a root object
+            return;
+        }
         for (Ownership p : parents) {
             if (p != null) {
                 p.adopt(this);

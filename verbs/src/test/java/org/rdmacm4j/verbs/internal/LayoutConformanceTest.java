@@ -64,6 +64,8 @@ class LayoutConformanceTest {
         c.put("IBV_LINK_LAYER_INFINIBAND", (long) PortAttributes.LINK_LAYER_INFINIBAND);
         c.put("IBV_ACCESS_OPTIONAL_RANGE", (long) IbvLib.ACCESS_OPTIONAL_RANGE);
         c.put("(long long)(intptr_t)__VERBS_ABI_IS_EXTENDED", IbvLib.VERBS_ABI_IS_EXTENDED);
+        c.put("IBV_SRQ_MAX_WR", (long) IbvLib.IBV_SRQ_MAX_WR);
+        c.put("IBV_SRQ_LIMIT", (long) IbvLib.IBV_SRQ_LIMIT);
         c.put("RDMA_OPTION_ID", (long) CmLib.RDMA_OPTION_ID);
         c.put("RDMA_OPTION_ID_TOS", (long) CmLib.RDMA_OPTION_ID_TOS);
         c.put("RDMA_OPTION_ID_REUSEADDR", (long) CmLib.RDMA_OPTION_ID_REUSEADDR);

@@ -1,0 +1,79 @@
+package org.rdmacm4j.verbs.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import org.junit.jupiter.api.Test;
+import org.rdmacm4j.verbs.RdmaException;
+
+/** errno mapping and sockaddr encoding, no device needed. */
+class NativeSupportTest {
+
+    @Test
+    void errnoBecomesNameAndStrerror() {
+        RdmaException e = Native.failure("rdma_resolve_addr", 110);
+        assertThat(e.function()).isEqualTo("rdma_resolve_addr");
+        assertThat(e.errno()).isEqualTo(110);
+        assertThat(e.errnoName()).isEqualTo("ETIMEDOUT");
+        assertThat(e.strerror()).isEqualTo("Connection timed out");
+        assertThat(e).hasMessage("rdma_resolve_addr failed: ETIMEDOUT (110, Connection timed out)");
+        assertThat(Native.failure("x", 19).errnoName()).isEqualTo("ENODEV");
+        assertThat(Native.failure("x", 11).errnoName()).isEqualTo("EAGAIN");
+        assertThat(Native.failure("x", 4242).errnoName()).isEqualTo("E?4242");
+    }
+
+    @Test
+    void returnedErrorNumbersOfEitherSignAreFailures() {
+        Native.checkReturned("ibv_modify_qp", 0);
+        assertThatThrownBy(() -> Native.checkReturned("ibv_modify_qp", 22))
+                .isInstanceOfSatisfying(RdmaException.class, e -> assertThat(e.errnoName()).isEqualTo("EINVAL"));
+        assertThatThrownBy(() -> Native.checkReturned("ibv_post_send", -12))
+                .isInstanceOfSatisfying(RdmaException.class, e -> assertThat(e.errnoName()).isEqualTo("ENOMEM"));
+    }
+
+    @Test
+    void errnoIsCapturedFromARealFailingCall() {
+        // fcntl on a closed descriptor: EBADF, read back through the capture segment.
+        assertThatThrownBy(() -> Libc.setNonBlocking(987_654, true))
+                .isInstanceOfSatisfying(RdmaException.class, e -> {
+                    assertThat(e.function()).isEqualTo("fcntl(F_GETFL)");
+                    assertThat(e.errnoName()).isEqualTo("EBADF");
+                });
+    }
+
+    @Test
+    void ipv4AndIpv6SockaddrsRoundTripWithPortsInNetworkOrder() throws Exception {
+        try (Arena arena = Arena.ofConfined()) {
+            InetSocketAddress v4 = new InetSocketAddress(InetAddress.getByName("192.0.2.1"), 7471);
+            MemorySegment s = Sockaddrs.write(arena, v4);
+            assertThat(s.get(ValueLayout.JAVA_SHORT, 0)).isEqualTo(Sockaddrs.AF_INET);
+            assertThat(s.get(ValueLayout.JAVA_BYTE, 2)).isEqualTo((byte) 0x1D);   // 7471 = 0x1D2F, big-endian
+            assertThat(s.get(ValueLayout.JAVA_BYTE, 3)).isEqualTo((byte) 0x2F);
+            assertThat(s.get(ValueLayout.JAVA_BYTE, 4)).isEqualTo((byte) 192);
+            assertThat(Sockaddrs.read(s)).isEqualTo(v4);
+
+            InetSocketAddress v6 = new InetSocketAddress(InetAddress.getByName("fe80::1"), 65535);
+            MemorySegment s6 = Sockaddrs.write(arena, v6);
+            assertThat(s6.get(ValueLayout.JAVA_SHORT, 0)).isEqualTo(Sockaddrs.AF_INET6);
+            assertThat(Sockaddrs.read(s6)).isEqualTo(v6);
+
+            MemorySegment empty = arena.allocate(128);
+            assertThat(Sockaddrs.read(empty)).as("AF_UNSPEC").isNull();
+        }
+        assertThat(Sockaddrs.portFromNetworkOrder((short) 0x2F1D)).isEqualTo(7471);
+    }
+
+    @Test
+    void badAddressesAreRejectedBeforeAnyNativeCall() {
+        assertThatThrownBy(() -> Sockaddrs.check(null, "destination")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("destination must not be null");
+        assertThatThrownBy(() -> Sockaddrs.check(InetSocketAddress.createUnresolved("example.org", 1), "destination"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unresolved");
+        assertThatThrownBy(() -> new InetSocketAddress(70000)).isInstanceOf(IllegalArgumentException.class);
+    }
+}

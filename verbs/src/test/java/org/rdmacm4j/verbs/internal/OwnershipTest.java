@@ -1,0 +1,60 @@
+package org.rdmacm4j.verbs.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class OwnershipTest {
+
+    @Test
+    void aParentWithLiveChildrenRefusesToCloseAndNamesThem() {
+        Ownership pd = new Ownership("PD", (Ownership) null);
+        Ownership mr = new Ownership("MR", pd);
+        Ownership cq = new Ownership("CQ", (Ownership[]) null);
+        Ownership qp = new Ownership("QP", pd, cq);
+        assertThatThrownBy(pd::beginClose).isInstanceOf(IllegalStateException.class)
+                .hasMessage("cannot close PD: still open: MR, QP (close them first)");
+        assertThat(pd.isClosed()).isFalse();
+        assertThatThrownBy(cq::beginClose).hasMessageContaining("QP");
+        assertThat(qp.beginClose()).isTrue();
+        qp.closed();
+        assertThat(cq.beginClose()).isTrue();
+        assertThat(mr.beginClose()).isTrue();
+        mr.closed();
+        assertThat(pd.beginClose()).isTrue();
+        assertThat(pd.beginClose()).as("idempotent").isFalse();
+    }
+
+    @Test
+    void useAfterCloseIsAClearException() {
+        Ownership o = new Ownership("CmId(TCP)");
+        o.ensureOpen();
+        assertThat(o.beginClose()).isTrue();
+        o.closed();
+        assertThatThrownBy(o::ensureOpen).isInstanceOf(IllegalStateException.class).hasMessage("CmId(TCP) is closed");
+        assertThatThrownBy(() -> new Ownership("child", o)).isInstanceOf(IllegalStateException.class)
+                .hasMessage("CmId(TCP) is closed");
+    }
+
+    @Test
+    void aFailedDestroyReopens() {
+        Ownership o = new Ownership("CQ");
+        assertThat(o.beginClose()).isTrue();
+        o.reopen();
+        o.ensureOpen();
+        assertThat(o.beginClose()).isTrue();
+    }
+
+    @Test
+    void reparentMovesTheChild() {
+        Ownership a = new Ownership("channel A");
+        Ownership b = new Ownership("channel B");
+        Ownership id = new Ownership("id", a);
+        id.reparent(a, b);
+        assertThat(a.childCount()).isZero();
+        assertThat(b.childCount()).isOne();
+        assertThat(a.beginClose()).isTrue();
+        assertThatThrownBy(b::beginClose).hasMessageContaining("id");
+    }
+}
