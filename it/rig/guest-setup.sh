@@ -46,6 +46,12 @@ export RDMACM4J_RESTING_FILE="${OUT}/rdma-resting.txt" RDMACM4J_OUT="${OUT}"
 timeout -k 10 "${JOB_TIMEOUT}" bash "${OUT}/job.sh"
 status=$?
 (( status == 124 || status == 137 )) && say "job killed at its deadline of ${JOB_TIMEOUT} s"
-timeout 30 rdma resource show > "${OUT}/rdma-after.txt" 2>&1
+# The kernel releases a finished process's objects asynchronously: give it 15 s to get back
+# to the resting counts before recording what the job left behind.
+settle=$((SECONDS + 15))
+while timeout 30 rdma resource show > "${OUT}/rdma-after.txt" 2>&1 \
+      && ! cmp -s "${OUT}/rdma-after.txt" "${OUT}/rdma-resting.txt" && (( SECONDS < settle )); do
+  sleep 0.5
+done
 say "job exited with ${status}"
 echo "${status}" > "${OUT}/exit-status"

@@ -46,7 +46,26 @@ status=$?
 set -e
 cp "${out}"/junit/*.xml "${reports}/" 2>/dev/null || true
 cp "${out}"/rdma-*.txt "${out}/console.log" "${reports}/" 2>/dev/null || true
-if ! ls "${reports}"/*.xml >/dev/null 2>&1; then
+# Suite-level leak check, from outside the JVM after it exited: no allowance at all.
+if [[ -f "${out}/rdma-resting.txt" ]]; then
+  if [[ -f "${out}/rdma-after.txt" ]] && cmp -s "${out}/rdma-resting.txt" "${out}/rdma-after.txt"; then
+    verdict='<testcase classname="it.Suite" name="kernelBackAtRestingCountsAfterTheSuite"/>'
+  else
+    echo "run-it: FAILED: rdma resource show after the suite differs from before it" >&2
+    diff "${out}/rdma-resting.txt" "${out}/rdma-after.txt" >&2 || true
+    verdict="<testcase classname=\"it.Suite\" name=\"kernelBackAtRestingCountsAfterTheSuite\"><failure message=\"not back at rest\"><![CDATA[before:
+$(cat "${out}/rdma-resting.txt")
+after:
+$(cat "${out}/rdma-after.txt" 2>/dev/null)]]></failure></testcase>"
+    (( status == 0 )) && status=1
+  fi
+  fails=$([[ "${verdict}" == *"<failure"* ]] && echo 1 || echo 0)
+  cat > "${reports}/TEST-it-suite-at-rest.xml" <<XML
+<?xml version="1.0" encoding="UTF-8"?>
+<testsuite name="it.Suite" tests="1" failures="${fails}" errors="0" skipped="0">${verdict}</testsuite>
+XML
+fi
+if ! ls "${reports}"/TEST-junit-jupiter.xml >/dev/null 2>&1; then
   echo "run-it: FAILED: the suite produced no JUnit XML report (exit ${status}); see ${out}" >&2
   exit 2
 fi
