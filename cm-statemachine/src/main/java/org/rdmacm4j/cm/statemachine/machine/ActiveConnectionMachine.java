@@ -214,27 +214,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                 };
             }
             case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
-            case Input.CallFailed f -> switch (f.call()) {
-                case Action.ResolveAddr a -> retryOrFail(d, out, policy.retry().onAddrError(), RetryFrom.RESOLVE_ADDR,
-                        new Failure.AddressError(-f.errno()));
-                case Action.ResolveRoute a -> retryOrFail(d, out, policy.retry().onRouteError(),
-                        RetryFrom.RESOLVE_ROUTE, new Failure.RouteError(-f.errno()));
-                case Action.CreateId a -> {
-                    d.hasId = false;
-                    yield fail(d, out, new Failure.NativeCallFailed("rdma_create_id", f.errno()), Mode.ABORT);
-                }
-                case Action.CreateQp a -> {
-                    d.hasQp = false;
-                    yield fail(d, out, new Failure.NativeCallFailed("rdma_create_qp", f.errno()), Mode.ABORT);
-                }
-                case Action.Connect a -> {
-                    d.connectSent = false;
-                    yield fail(d, out, new Failure.NativeCallFailed("rdma_connect", f.errno()), Mode.ABORT);
-                }
-                case Action.Accept a -> unexpected(out, phase, in, "an active id never accepts");
-                case Action.JoinMulticast a -> unexpected(out, phase, in, "an RC id never joins");
-                case Action.Relisten a -> unexpected(out, phase, in, "an active id never listens");
-            };
+            case Input.CallFailed f -> callFailed(phase, f, d, out);
             case Input.Command.Close c -> {
                 d.closeWaiters.add(c.request());
                 yield fail(d, out, new Failure.Closed(), Mode.ABORT);
@@ -253,6 +233,41 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
             case Input.Command.Reject c -> illegal(out, c.request(), "an active id cannot reject", phase);
             case Input.Command.JoinMulticast c -> illegal(out, c.request(), "multicast needs a UD id", phase);
             case Input.Command.LeaveMulticast c -> illegal(out, c.request(), "multicast needs a UD id", phase);
+        };
+    }
+
+    /**
+     * A call of the previous step failed. Which calls can be outstanding follows from the phase
+     * that step entered; any other combination is logged.
+     */
+    private ActivePhase callFailed(ActivePhase phase, Input.CallFailed f, Draft d, Emitter out) {
+        boolean resolvingAddr = phase == ActivePhase.RESOLVING_ADDR;
+        boolean resolvingRoute = phase == ActivePhase.RESOLVING_ROUTE;
+        return switch (f.call()) {
+            case Action.ResolveAddr a when resolvingAddr -> retryOrFail(d, out, policy.retry().onAddrError(),
+                    RetryFrom.RESOLVE_ADDR, new Failure.AddressError(-f.errno()));
+            case Action.CreateId a when resolvingAddr -> {
+                d.hasId = false;
+                yield fail(d, out, new Failure.NativeCallFailed("rdma_create_id", f.errno()), Mode.ABORT);
+            }
+            case Action.CreateQp a when resolvingRoute -> {
+                d.hasQp = false;
+                yield fail(d, out, new Failure.NativeCallFailed("rdma_create_qp", f.errno()), Mode.ABORT);
+            }
+            case Action.ResolveRoute a when resolvingRoute -> retryOrFail(d, out, policy.retry().onRouteError(),
+                    RetryFrom.RESOLVE_ROUTE, new Failure.RouteError(-f.errno()));
+            case Action.Connect a when phase == ActivePhase.CONNECTING -> {
+                d.connectSent = false;
+                yield fail(d, out, new Failure.NativeCallFailed("rdma_connect", f.errno()), Mode.ABORT);
+            }
+            case Action.ResolveAddr a -> unexpected(out, phase, f, "no address resolution was just issued");
+            case Action.CreateId a -> unexpected(out, phase, f, "no id was just created");
+            case Action.CreateQp a -> unexpected(out, phase, f, "no QP was just created");
+            case Action.ResolveRoute a -> unexpected(out, phase, f, "no route resolution was just issued");
+            case Action.Connect a -> unexpected(out, phase, f, "no connect was just issued");
+            case Action.Accept a -> unexpected(out, phase, f, "an active id never accepts");
+            case Action.JoinMulticast a -> unexpected(out, phase, f, "an RC id never joins");
+            case Action.Relisten a -> unexpected(out, phase, f, "an active id never listens");
         };
     }
 

@@ -176,24 +176,7 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                 };
             }
             case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
-            case Input.CallFailed f -> switch (f.call()) {
-                case Action.ResolveAddr a -> retryOrFail(d, out, policy.retry().onAddrError(), RetryFrom.RESOLVE_ADDR,
-                        new Failure.AddressError(-f.errno()));
-                case Action.ResolveRoute a -> retryOrFail(d, out, policy.retry().onRouteError(),
-                        RetryFrom.RESOLVE_ROUTE, new Failure.RouteError(-f.errno()));
-                case Action.CreateId a -> {
-                    d.hasId = false;
-                    yield fail(d, out, new Failure.NativeCallFailed("rdma_create_id", f.errno()), Mode.ABORT);
-                }
-                case Action.CreateQp a -> {
-                    d.hasQp = false;
-                    yield fail(d, out, new Failure.NativeCallFailed("rdma_create_qp", f.errno()), Mode.ABORT);
-                }
-                case Action.Connect a -> fail(d, out, new Failure.NativeCallFailed("rdma_connect", f.errno()), Mode.ABORT);
-                case Action.Accept a -> unexpected(out, phase, in, "accept failures arrive in READY");
-                case Action.JoinMulticast a -> unexpected(out, phase, in, "joins happen in READY");
-                case Action.Relisten a -> unexpected(out, phase, in, "a UD id never listens");
-            };
+            case Input.CallFailed f -> callFailed(phase, f, d, out);
             case Input.Command.Connect c -> {
                 if (phase != UdPhase.IDLE) {
                     yield illegal(out, c.request(), "already started", phase);
@@ -248,6 +231,35 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
             }
             case Input.Command.JoinMulticast c -> illegal(out, c.request(), "the UD id is not ready yet", phase);
             case Input.Command.LeaveMulticast c -> illegal(out, c.request(), "the UD id is not ready yet", phase);
+        };
+    }
+
+    private UdPhase callFailed(UdPhase phase, Input.CallFailed f, Draft d, Emitter out) {
+        boolean resolvingAddr = phase == UdPhase.RESOLVING_ADDR;
+        boolean resolvingRoute = phase == UdPhase.RESOLVING_ROUTE;
+        return switch (f.call()) {
+            case Action.ResolveAddr a when resolvingAddr -> retryOrFail(d, out, policy.retry().onAddrError(),
+                    RetryFrom.RESOLVE_ADDR, new Failure.AddressError(-f.errno()));
+            case Action.CreateId a when resolvingAddr -> {
+                d.hasId = false;
+                yield fail(d, out, new Failure.NativeCallFailed("rdma_create_id", f.errno()), Mode.ABORT);
+            }
+            case Action.CreateQp a when resolvingRoute -> {
+                d.hasQp = false;
+                yield fail(d, out, new Failure.NativeCallFailed("rdma_create_qp", f.errno()), Mode.ABORT);
+            }
+            case Action.ResolveRoute a when resolvingRoute -> retryOrFail(d, out, policy.retry().onRouteError(),
+                    RetryFrom.RESOLVE_ROUTE, new Failure.RouteError(-f.errno()));
+            case Action.Connect a when phase == UdPhase.SIDR_QUERY ->
+                    fail(d, out, new Failure.NativeCallFailed("rdma_connect", f.errno()), Mode.ABORT);
+            case Action.ResolveAddr a -> unexpected(out, phase, f, "no address resolution was just issued");
+            case Action.CreateId a -> unexpected(out, phase, f, "no id was just created");
+            case Action.CreateQp a -> unexpected(out, phase, f, "no QP was just created");
+            case Action.ResolveRoute a -> unexpected(out, phase, f, "no route resolution was just issued");
+            case Action.Connect a -> unexpected(out, phase, f, "no SIDR query was just issued");
+            case Action.Accept a -> unexpected(out, phase, f, "accept failures arrive in READY");
+            case Action.JoinMulticast a -> unexpected(out, phase, f, "joins happen in READY");
+            case Action.Relisten a -> unexpected(out, phase, f, "a UD id never listens");
         };
     }
 
