@@ -44,6 +44,6 @@ class PropertyCoverageTest {
             expected.remove("REQUEST_RECEIVED");
         }
         assertThat(visited).containsAll(expected);
-        assertThat(callFailures).isGreaterThan(10);
+        assertThat(callFailures).as("injected call failures").isGreaterThan(3);
     }
 }
