@@ -30,12 +30,8 @@ public final class IbvLib {
             FunctionDescriptor.ofVoid(ADDRESS));
     static final MethodHandle GET_DEVICE_NAME = Native.critical(L, "ibv_get_device_name",
             FunctionDescriptor.of(ADDRESS, ADDRESS));
-    /** Bound three ways for the downcall benchmark; the library uses the critical one. */
-    public static final MethodHandle WC_STATUS_STR = Native.critical(L, "ibv_wc_status_str",
-            FunctionDescriptor.of(ADDRESS, JAVA_INT));
-    public static final MethodHandle WC_STATUS_STR_DEFAULT = Native.plain(L, "ibv_wc_status_str",
-            FunctionDescriptor.of(ADDRESS, JAVA_INT));
-    public static final MethodHandle WC_STATUS_STR_ERRNO = Native.errno(L, "ibv_wc_status_str",
+    /** Pure, short, never blocks: critical (benchmarks/DowncallBenchmark measures what that buys). */
+    static final MethodHandle WC_STATUS_STR = Native.critical(L, "ibv_wc_status_str",
             FunctionDescriptor.of(ADDRESS, JAVA_INT));
     static final MethodHandle EVENT_TYPE_STR = Native.critical(L, "ibv_event_type_str",
             FunctionDescriptor.of(ADDRESS, JAVA_INT));
