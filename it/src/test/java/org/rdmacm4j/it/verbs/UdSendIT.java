@@ -102,12 +102,13 @@ class UdSendIT {
             assertThat(wc.srcQp(0)).isEqualTo(clientQp.qpNum());
             assertThat(serverMr.segment().asSlice(GRH, toServer.length).toArray(JAVA_BYTE)).isEqualTo(toServer);
 
-            // server -> client, addressed from the CONNECT_REQUEST's UD parameters
-            assertThat(request.ud().qpNum()).isEqualTo(clientQp.qpNum());
-            AddressHandle toClientAh = c.add(serverPd.createAh(request.ud().ahAttr()));
+            // server -> client: a SIDR request carries no QPN, so reply as udaddy does, to the
+            // sender of the receive (ibv_create_ah_from_wc over the GRH, src_qp of the completion).
+            int clientQpn = wc.srcQp(0);
+            AddressHandle toClientAh = c.add(serverPd.createAhFrom(wc, 0, serverMr.segment().asSlice(0, GRH), 1));
             serverMr.segment().asSlice(600, toClient.length).copyFrom(MemorySegment.ofArray(toClient));
             sends.set(0, 20, WrOpcode.SEND, SendFlags.SIGNALED).sge(0, 0, serverMr, 600, toClient.length)
-                    .ud(0, toClientAh, request.ud().qpNum(), request.ud().qkey());
+                    .ud(0, toClientAh, clientQpn, 0x01234567);
             serverQp.postSend(sends, 1);
             complete(serverCq, wc, 20, WcOpcode.SEND);
             complete(clientCq, wc, 2, WcOpcode.RECV);

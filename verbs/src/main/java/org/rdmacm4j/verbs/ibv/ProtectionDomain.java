@@ -94,6 +94,23 @@ public final class ProtectionDomain implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code ibv_create_ah_from_wc}: an address handle back to the sender of a UD receive.
+     *
+     * @param completions the polled completions; {@code index} selects the receive
+     * @param grh the first 40 bytes of the receive buffer (the GRH the provider wrote)
+     * @param port the local port to send from
+     */
+    public AddressHandle createAhFrom(WorkCompletions completions, int index, MemorySegment grh, int port) {
+        if (grh == null || !grh.isNative() || grh.byteSize() < Layouts.IBV_GRH.size()) {
+            throw new IllegalArgumentException("grh must be a native segment of at least "
+                    + Layouts.IBV_GRH.size() + " bytes");
+        }
+        DeviceContext.checkPort(port);
+        MemorySegment self = segment();
+        return new AddressHandle(this, IbvLib.createAhFromWc(self, completions.entry(index), grh, port));
+    }
+
     /** {@code ibv_create_srq}. */
     public SharedReceiveQueue createSrq(int maxWr, int maxSge, int srqLimit) {
         if (maxWr < 1 || maxSge < 1 || srqLimit < 0) {

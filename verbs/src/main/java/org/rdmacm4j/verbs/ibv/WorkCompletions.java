@@ -57,6 +57,11 @@ public final class WorkCompletions implements AutoCloseable {
         return array;
     }
 
+    /** Completion {@code i} as its own struct ibv_wc (for ibv_create_ah_from_wc). */
+    MemorySegment entry(int i) {
+        return array.asSlice(at(i), STRIDE);
+    }
+
     void filled(int n) {
         count = n;
     }

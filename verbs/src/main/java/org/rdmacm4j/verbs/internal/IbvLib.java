@@ -83,6 +83,8 @@ public final class IbvLib {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS));
     private static final MethodHandle CREATE_AH = Native.errno(L, "ibv_create_ah",
             FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+    private static final MethodHandle CREATE_AH_FROM_WC = Native.errno(L, "ibv_create_ah_from_wc",
+            FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_BYTE));
     private static final MethodHandle DESTROY_AH = Native.plain(L, "ibv_destroy_ah",
             FunctionDescriptor.of(JAVA_INT, ADDRESS));
     private static final MethodHandle CREATE_SRQ = Native.errno(L, "ibv_create_srq",
@@ -330,6 +332,16 @@ public final class IbvLib {
             MemorySegment st = Errno.state();
             MemorySegment ah = (MemorySegment) CREATE_AH.invokeExact(st, pd, ahAttr);
             return Native.checkPointer("ibv_create_ah", ah, st).reinterpret(Layouts.IBV_AH.size());
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    public static MemorySegment createAhFromWc(MemorySegment pd, MemorySegment wc, MemorySegment grh, int port) {
+        try {
+            MemorySegment st = Errno.state();
+            MemorySegment ah = (MemorySegment) CREATE_AH_FROM_WC.invokeExact(st, pd, wc, grh, (byte) port);
+            return Native.checkPointer("ibv_create_ah_from_wc", ah, st).reinterpret(Layouts.IBV_AH.size());
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }

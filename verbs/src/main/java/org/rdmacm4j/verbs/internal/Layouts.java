@@ -214,6 +214,11 @@ public final class Layouts {
                     .field("srq", PTR).field("wq", PTR).field("port_num", U32).build())
             .field("event_type", U32).build();
 
+    /** The 40-byte global route header at the start of every UD receive buffer. */
+    public static final CStruct IBV_GRH = CStruct.struct("struct ibv_grh")
+            .field("version_tclass_flow", U32).field("paylen", U16).field("next_hdr", U8).field("hop_limit", U8)
+            .field("sgid", IBV_GID).field("dgid", IBV_GID).build();
+
     public static final CStruct IBV_AH = CStruct.struct("struct ibv_ah")
             .field("context", PTR).field("pd", PTR).field("handle", U32).build();
 
@@ -263,7 +268,7 @@ public final class Layouts {
                 IBV_CONTEXT_OPS, IBV_CONTEXT, VERBS_CONTEXT, IBV_DEVICE_ATTR, IBV_PORT_ATTR, IBV_PD, IBV_MR,
                 IBV_COMP_CHANNEL, IBV_CQ, IBV_QP, IBV_QP_CAP, IBV_QP_INIT_ATTR, IBV_GLOBAL_ROUTE,
                 IBV_AH_ATTR, IBV_QP_ATTR, IBV_SGE, IBV_SEND_WR, IBV_RECV_WR, IBV_WC, IBV_SRQ,
-                IBV_SRQ_ATTR, IBV_SRQ_INIT_ATTR, IBV_ASYNC_EVENT, IBV_AH, RDMA_IB_ADDR, RDMA_ADDR,
+                IBV_SRQ_ATTR, IBV_SRQ_INIT_ATTR, IBV_ASYNC_EVENT, IBV_GRH, IBV_AH, RDMA_IB_ADDR, RDMA_ADDR,
                 RDMA_ROUTE, RDMA_EVENT_CHANNEL, RDMA_CM_ID, RDMA_CONN_PARAM, RDMA_UD_PARAM, RDMA_CM_EVENT);
     }
 }
