@@ -30,6 +30,15 @@ final class InputMenu {
         this.ud = "ud".equals(machine);
     }
 
+    /** Like {@link #next(Driver, int)}, but with {@code biased} most inputs follow the happy path. */
+    Input next(Driver<?, ?> driver, int choice, boolean biased) {
+        int c = Math.floorMod(choice, 1 << 20);
+        if (biased && c % 10 < 7 && driver.lastCalls().isEmpty()) {
+            return progress(driver, c / 10);
+        }
+        return next(driver, choice);
+    }
+
     Input next(Driver<?, ?> driver, int choice) {
         int c = Math.floorMod(choice, 1 << 20);
         List<Action.NativeCall> calls = driver.lastCalls();
@@ -42,7 +51,9 @@ final class InputMenu {
             case 7, 8 -> progress(driver, arg);
             case 0, 1 -> cmEvent(arg);
             case 2 -> new Input.AsyncEvent(nextSeq++, AsyncEventType.values()[arg % AsyncEventType.values().length], 1);
-            case 3, 4 -> command(arg);
+            // Close and Abort end a run; keep them rarer than the other commands so runs get deep.
+            case 3, 4 -> arg % 9 == 4 || arg % 9 == 5 ? (arg / 9) % 3 == 0 ? command(arg) : progress(driver, arg / 27)
+                    : command(arg);
             case 5 -> timer(driver.timers(), arg);
             default -> new Input.Quiesced(arg % 2 == 0 ? Input.Resource.QP : Input.Resource.CQ);
         };

@@ -36,27 +36,28 @@ class MachinePropertiesTest {
         return Arbitraries.of("active", "passive", "listener", "ud-client", "ud-server", "ud-multicast");
     }
 
-    @Property(tries = 400)
+    @Property(tries = 1000)
     void randomSequencesKeepEveryInvariant(@ForAll("machines") String machine,
                                           @ForAll @IntRange(max = 63) int policyBits,
-                                          @ForAll @Size(max = 80) List<@IntRange(min = 0, max = 1 << 20) Integer> choices) {
+                                          @ForAll boolean happyPathBias,
+                                          @ForAll @Size(min = 10, max = 150) List<@IntRange(min = 0, max = 1 << 20) Integer> choices) {
         Driver<?, ?> driver = driver(machine, policyBits);
         InputMenu menu = new InputMenu(driver.machine.name());
         for (int choice : choices) {
-            driver.feed(menu.next(driver, choice));
+            driver.feed(menu.next(driver, choice, happyPathBias));
         }
     }
 
-    @Property(tries = 400)
+    @Property(tries = 1000)
     void closeAndAbortReachTheTerminalPhaseWithinABound(@ForAll("machines") String machine,
                                                        @ForAll @IntRange(max = 63) int policyBits,
-                                                       @ForAll @Size(max = 30) List<@IntRange(min = 0, max = 1 << 20) Integer> prefix,
+                                                       @ForAll @Size(max = 60) List<@IntRange(min = 0, max = 1 << 20) Integer> prefix,
                                                        @ForAll boolean abort,
                                                        @ForAll @Size(max = CLOSE_BOUND) List<@IntRange(min = 0, max = 1 << 20) Integer> noise) {
         Driver<?, ?> driver = driver(machine, policyBits);
         InputMenu menu = new InputMenu(driver.machine.name());
         for (int choice : prefix) {
-            driver.feed(menu.next(driver, choice));
+            driver.feed(menu.next(driver, choice, true));
         }
         driver.feed(menu.close(abort));
         int inputs = 0;
