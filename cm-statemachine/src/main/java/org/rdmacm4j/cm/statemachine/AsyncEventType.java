@@ -32,6 +32,15 @@ public enum AsyncEventType {
         return ordinal();
     }
 
+    /**
+     * The type for a native value, or empty for a value this build does not know (a newer
+     * library). The dispatcher acks such an event and logs it without feeding any machine.
+     */
+    public static java.util.Optional<AsyncEventType> find(int code) {
+        AsyncEventType[] all = values();
+        return code < 0 || code >= all.length ? java.util.Optional.empty() : java.util.Optional.of(all[code]);
+    }
+
     /** The type for a native value; IllegalArgumentException for a value this build does not know. */
     public static AsyncEventType ofCode(int code) {
         AsyncEventType[] all = values();

@@ -24,6 +24,15 @@ public enum CmEventType {
         return ordinal();
     }
 
+    /**
+     * The type for a native value, or empty for a value this build does not know (a newer
+     * library). The dispatcher acks such an event and logs it without feeding any machine.
+     */
+    public static java.util.Optional<CmEventType> find(int code) {
+        CmEventType[] all = values();
+        return code < 0 || code >= all.length ? java.util.Optional.empty() : java.util.Optional.of(all[code]);
+    }
+
     /** The type for a native value; IllegalArgumentException for a value this build does not know. */
     public static CmEventType ofCode(int code) {
         CmEventType[] all = values();
