@@ -2,7 +2,6 @@ package org.rdmacm4j.verbs.internal;
 
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -157,12 +156,5 @@ public final class CStruct {
 
     static long align(long value, long alignment) {
         return (value + alignment - 1) / alignment * alignment;
-    }
-
-    /** Sub-lists for tests that print them. */
-    static List<CStruct> sorted(List<CStruct> in) {
-        List<CStruct> out = new ArrayList<>(in);
-        out.sort((a, b) -> a.cName.compareTo(b.cName));
-        return out;
     }
 }
