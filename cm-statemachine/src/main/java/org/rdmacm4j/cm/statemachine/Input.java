@@ -63,6 +63,12 @@ public sealed interface Input {
         }
     }
 
+    /**
+     * Listener only: a request it offered has left REQUEST_RECEIVED (accepted, rejected, timed out or
+     * abandoned by the peer). Lets the listener bound the requests the application has not decided.
+     */
+    record RequestSettled() implements Input { }
+
     /** Resources whose quiescence gates a destroy step. */
     enum Resource { QP, CQ }
 

@@ -12,6 +12,7 @@ public final class Inputs {
             case Input.AsyncEvent e -> "ASYNC " + e.type();
             case Input.TimerExpired t -> "TIMER " + t.kind();
             case Input.Quiesced q -> "QUIESCED " + q.resource();
+            case Input.RequestSettled r -> "REQUEST SETTLED";
             case Input.CallFailed f -> "FAILED " + f.call().getClass().getSimpleName();
             case Input.Command c -> "CMD " + c.getClass().getSimpleName();
         };

@@ -128,12 +128,13 @@ public final class Catalog {
     public static Entry<ListenerPhase, ListenerState> listener() {
         ListenerMachine m = new ListenerMachine(ListenerPolicy.defaults());
         Map<ListenerPhase, ListenerState> r = new LinkedHashMap<>();
-        ListenerState s = ListenerState.listening();
+        ListenerState s = m.step(ListenerState.listening(), cm(CmEventType.CONNECT_REQUEST, 0)).next();
         r.put(ListenerPhase.LISTENING, s);
         r.put(ListenerPhase.RELISTEN_BACKOFF, m.step(s, cm(CmEventType.ADDR_CHANGE, 0)).next());
         r.put(ListenerPhase.CLOSED, m.step(s, new Command.Close(2)).next());
         return new Entry<>(m, ordered(ListenerPhase.class, r),
-                "Listener: LISTENING; ADDR_CHANGE -> RELISTEN_BACKOFF; Close -> CLOSED");
+                "Listener: LISTENING with one offered request pending; ADDR_CHANGE -> RELISTEN_BACKOFF (request "
+                        + "still pending); Close -> CLOSED");
     }
 
     public static Entry<UdPhase, UdState> ud() {
@@ -232,6 +233,7 @@ public final class Catalog {
         }
         list.add(constant("QUIESCED QP", new Input.Quiesced(Input.Resource.QP)));
         list.add(constant("QUIESCED CQ", new Input.Quiesced(Input.Resource.CQ)));
+        list.add(constant("REQUEST SETTLED", new Input.RequestSettled()));
         for (Action.NativeCall call : List.<Action.NativeCall>of(new Action.CreateId(), new Action.ResolveAddr(2000),
                 new Action.ResolveRoute(2000), new Action.CreateQp(),
                 new Action.Connect(Bytes.empty(), CmTuning.defaults()), new Action.Accept(Bytes.empty(), CmTuning.defaults()),

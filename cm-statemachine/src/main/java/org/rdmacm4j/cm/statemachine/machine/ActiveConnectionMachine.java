@@ -113,6 +113,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
             case Input.AsyncEvent e -> asyncWithoutConnection(phase, e, d, out);
             case Input.TimerExpired t -> unexpected(out, phase, in, "no timer is armed before connect");
             case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
+            case Input.RequestSettled r -> unexpected(out, phase, in, "only a listener offers requests");
             case Input.CallFailed f -> unexpected(out, phase, in, "no native call is outstanding");
         };
     }
@@ -214,6 +215,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                 };
             }
             case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
+            case Input.RequestSettled r -> unexpected(out, phase, in, "only a listener offers requests");
             case Input.CallFailed f -> callFailed(phase, f, d, out);
             case Input.Command.Close c -> {
                 d.closeWaiters.add(c.request());

@@ -42,6 +42,7 @@ final class Emitter {
             case Input.Command c -> { }
             case Input.TimerExpired t -> { }
             case Input.Quiesced q -> { }
+            case Input.RequestSettled r -> { }
             case Input.CallFailed f -> { }
         }
     }

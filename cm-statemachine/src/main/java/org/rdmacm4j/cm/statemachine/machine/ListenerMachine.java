@@ -56,13 +56,19 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
         return switch (in) {
             case CmEvent e -> switch (e.type()) {
                 case CONNECT_REQUEST -> {
-                    if (phase == ListenerPhase.LISTENING) {
-                        out.add(new Action.OfferRequest(e));
-                    } else {
+                    ListenerState next = s.attempts() == 0 ? s : s.with(phase, s.hasId(), 0, s.timers());
+                    if (phase != ListenerPhase.LISTENING) {
                         out.add(new Action.RefuseRequest(e));
                         out.unexpected(phase, in, "connection request while the listening id is gone");
+                        yield next;
                     }
-                    yield s.attempts() == 0 ? s : new ListenerState(phase, s.hasId(), 0, s.timers());
+                    if (policy.maxPendingRequests() > 0 && s.pending() >= policy.maxPendingRequests()) {
+                        // Backpressure: answer now rather than let the kernel backlog drop requests silently.
+                        out.add(new Action.RefuseRequest(e));
+                        yield next;
+                    }
+                    out.add(new Action.OfferRequest(e));
+                    yield next.withPending(s.pending() + 1);
                 }
                 case ADDR_CHANGE -> {
                     out.notice(new Notice.AddressChanged());
@@ -90,7 +96,7 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
                     if (phase == ListenerPhase.RELISTEN_BACKOFF) {
                         Timers t = s.timers().cancel(TimerKind.RELISTEN_BACKOFF, out.actions);
                         out.add(new Action.Relisten());
-                        yield new ListenerState(ListenerPhase.LISTENING, true, s.attempts(), t);
+                        yield s.with(ListenerPhase.LISTENING, true, s.attempts(), t);
                     }
                     yield s;
                 }
@@ -103,21 +109,21 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
                 Timers timers = s.timers().fired(t.kind());
                 if (t.kind() == TimerKind.RELISTEN_BACKOFF && phase == ListenerPhase.RELISTEN_BACKOFF) {
                     out.add(new Action.Relisten());
-                    yield new ListenerState(ListenerPhase.LISTENING, true, s.attempts(), timers);
+                    yield s.with(ListenerPhase.LISTENING, true, s.attempts(), timers);
                 }
-                yield unexpected(new ListenerState(phase, s.hasId(), s.attempts(), timers), out, in,
+                yield unexpected(s.with(phase, s.hasId(), s.attempts(), timers), out, in,
                         "timer not used by a listener in this phase");
             }
             case Input.CallFailed f -> switch (f.call()) {
                 case Action.Relisten r -> {
                     if (s.attempts() >= policy.relisten().maxAttempts()) {
                         out.notice(new Notice.Error(new Failure.ListenerFailed(f.errno())));
-                        yield close(new ListenerState(phase, false, s.attempts(), s.timers()), out, 0);
+                        yield close(s.with(phase, false, s.attempts(), s.timers()), out, 0);
                     }
                     int attempt = s.attempts() + 1;
                     Timers t = s.timers().arm(TimerKind.RELISTEN_BACKOFF, policy.relisten().backoffNanos(attempt),
                             out.actions);
-                    yield new ListenerState(ListenerPhase.RELISTEN_BACKOFF, false, attempt, t);
+                    yield s.with(ListenerPhase.RELISTEN_BACKOFF, false, attempt, t);
                 }
                 case Action.CreateId a -> unexpected(s, out, in, "a listener re-creates its id with Relisten");
                 case Action.ResolveAddr a -> unexpected(s, out, in, "a listener never resolves");
@@ -128,6 +134,9 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
                 case Action.JoinMulticast a -> unexpected(s, out, in, "a listener never joins");
             };
             case Input.Quiesced q -> unexpected(s, out, in, "a listener has nothing to quiesce");
+            case Input.RequestSettled r -> s.pending() > 0
+                    ? s.withPending(s.pending() - 1)
+                    : unexpected(s, out, in, "no offered request is pending");
             case Input.Command.Close c -> close(s, out, c.request());
             case Input.Command.Abort c -> close(s, out, c.request());
             case Input.Command.Disconnect c -> illegal(s, out, c.request(), "a listener has no connection");
@@ -146,7 +155,7 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
             out.add(new Action.DestroyId());
         }
         Timers t = s.timers().arm(TimerKind.RELISTEN_BACKOFF, policy.relisten().backoffNanos(1), out.actions);
-        return new ListenerState(ListenerPhase.RELISTEN_BACKOFF, false, 1, t);
+        return s.with(ListenerPhase.RELISTEN_BACKOFF, false, 1, t);
     }
 
     private static ListenerState close(ListenerState s, Emitter out, long request) {
@@ -157,13 +166,17 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
         if (request != 0) {
             out.complete(request, new Outcome.Done());
         }
-        return new ListenerState(ListenerPhase.CLOSED, false, s.attempts(), t);
+        return s.with(ListenerPhase.CLOSED, false, s.attempts(), t);
     }
 
     private static ListenerState closed(ListenerState s, Input in, Emitter out) {
         if (in instanceof CmEvent e && e.type() == org.rdmacm4j.cm.statemachine.CmEventType.CONNECT_REQUEST) {
             // A request that raced with the close still owns a new native id: reject and destroy it.
             out.add(new Action.RefuseRequest(e));
+        }
+        if (in instanceof Input.RequestSettled) {
+            // Children outlive their listener; their settling is expected.
+            return s.pending() > 0 ? s.withPending(s.pending() - 1) : s;
         }
         Teardown.terminal(s.phase(), in, out);
         return s;

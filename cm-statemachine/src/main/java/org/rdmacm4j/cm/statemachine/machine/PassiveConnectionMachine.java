@@ -144,6 +144,7 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                 yield unexpected(out, phase, in, "timer not used before accept");
             }
             case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
+            case Input.RequestSettled r -> unexpected(out, phase, in, "only a listener offers requests");
             case Input.CallFailed f -> unexpected(out, phase, in, "no native call is outstanding");
         };
     }
@@ -209,6 +210,7 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                         : unexpected(out, phase, in, "timer not used while accepting");
             }
             case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
+            case Input.RequestSettled r -> unexpected(out, phase, in, "only a listener offers requests");
             case Input.CallFailed f -> switch (f.call()) {
                 case Action.CreateQp a -> {
                     d.hasQp = false;

@@ -179,7 +179,14 @@ final class Teardown {
         return switch (in) {
             case Input.CmEvent e -> switch (e.type()) {
                 case DISCONNECTED -> stage == Stage.DISCONNECTING ? peerGone(d, out, p) : lateDisconnect(d, stage);
-                case UNREACHABLE -> stage == Stage.DISCONNECTING ? peerGone(d, out, p) : stage;
+                // The netevent path (not a DREQ timeout, which is a DISCONNECTED): no timewait follows.
+                case UNREACHABLE -> {
+                    if (stage != Stage.DISCONNECTING) {
+                        yield stage;
+                    }
+                    d.connectionLost = true;
+                    yield drain(d, out, p);
+                }
                 case TIMEWAIT_EXIT -> {
                     if (!p.transport().hasTimewaitExit()) {
                         out.unexpected(phase, in, "iWARP never sends TIMEWAIT_EXIT");
@@ -248,6 +255,10 @@ final class Teardown {
                 out.unexpected(phase, in, "no native call is outstanding while tearing down");
                 yield stage;
             }
+            case Input.RequestSettled r -> {
+                out.unexpected(phase, in, "only a listener offers requests");
+                yield stage;
+            }
             case Input.Command c -> onCommand(stage, c, d, out, p);
         };
     }
@@ -309,6 +320,7 @@ final class Teardown {
             case Input.AsyncEvent e -> out.unexpected(phase, in, "async event for an id that is already destroyed");
             case Input.TimerExpired t -> out.unexpected(phase, in, "timer of a destroyed id");
             case Input.Quiesced q -> out.unexpected(phase, in, "nothing to quiesce: the id is destroyed");
+            case Input.RequestSettled r -> out.unexpected(phase, in, "no request is pending on a destroyed id");
             case Input.CallFailed f -> out.unexpected(phase, in, "no native call is outstanding");
             case Input.Command.Close c -> out.complete(c.request(), new Outcome.Done());
             case Input.Command.Abort c -> out.complete(c.request(), new Outcome.Done());

@@ -176,6 +176,7 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                 };
             }
             case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
+            case Input.RequestSettled r -> unexpected(out, phase, in, "only a listener offers requests");
             case Input.CallFailed f -> callFailed(phase, f, d, out);
             case Input.Command.Connect c -> {
                 if (phase != UdPhase.IDLE) {
@@ -367,6 +368,7 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                 yield unexpected(out, phase, in, "no timer runs while ready");
             }
             case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
+            case Input.RequestSettled r -> unexpected(out, phase, in, "only a listener offers requests");
             case Input.CallFailed f -> switch (f.call()) {
                 case Action.JoinMulticast j -> {
                     Group g = d.groups.remove(j.group());

@@ -92,6 +92,7 @@ final class CoreModel {
                 }
             }
             case Input.Command c -> { }
+            case Input.RequestSettled r -> { }
             case null -> { }
         }
         boolean wasTerminal = terminal;

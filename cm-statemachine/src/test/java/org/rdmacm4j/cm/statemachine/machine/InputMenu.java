@@ -55,7 +55,8 @@ final class InputMenu {
             case 3, 4 -> arg % 9 == 4 || arg % 9 == 5 ? (arg / 9) % 3 == 0 ? command(arg) : progress(driver, arg / 27)
                     : command(arg);
             case 5 -> timer(driver.timers(), arg);
-            default -> new Input.Quiesced(arg % 2 == 0 ? Input.Resource.QP : Input.Resource.CQ);
+            default -> arg % 5 == 0 ? new Input.RequestSettled()
+                    : new Input.Quiesced(arg % 2 == 0 ? Input.Resource.QP : Input.Resource.CQ);
         };
     }
 
@@ -77,7 +78,8 @@ final class InputMenu {
             case "READY" -> arg % 3 == 0 ? cm(CmEventType.MULTICAST_JOIN, EventParams.Ud.forGroup(GROUPS[arg % 2]))
                     : arg % 3 == 1 ? cm(CmEventType.MULTICAST_ERROR, EventParams.Ud.forGroup(GROUPS[arg % 2]))
                     : command(7 + 9 * arg);
-            case "LISTENING" -> cm(arg % 4 == 0 ? CmEventType.ADDR_CHANGE : CmEventType.CONNECT_REQUEST, conn(arg));
+            case "LISTENING" -> arg % 4 == 1 ? new Input.RequestSettled()
+                    : cm(arg % 4 == 0 ? CmEventType.ADDR_CHANGE : CmEventType.CONNECT_REQUEST, conn(arg));
             default -> {
                 Input.TimerExpired t = earliestTimer(driver.timers());
                 yield t != null ? t : cmEvent(arg);

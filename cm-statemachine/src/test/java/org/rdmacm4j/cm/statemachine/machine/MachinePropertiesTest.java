@@ -93,7 +93,7 @@ class MachinePropertiesTest {
             case "active" -> Driver.active(new ActiveConnectionMachine(policy));
             case "passive" -> Driver.passive(new PassiveConnectionMachine(policy));
             case "listener" -> Driver.listener(new ListenerMachine((bits & 4) != 0 ? ListenerPolicy.defaults()
-                    : new ListenerPolicy(retry, (bits & 8) != 0, (bits & 16) != 0)));
+                    : new ListenerPolicy(retry, (bits & 8) != 0, (bits & 16) != 0, (bits & 32) != 0 ? 0 : 2)));
             case "ud-client" -> Driver.ud(new UdMachine(policy.withSidr(true)), false);
             case "ud-server" -> Driver.ud(new UdMachine(policy), true);
             case "ud-multicast" -> Driver.ud(new UdMachine(policy.withSidr(false)), false);

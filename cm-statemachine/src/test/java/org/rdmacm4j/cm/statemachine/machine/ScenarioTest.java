@@ -201,7 +201,7 @@ class ScenarioTest {
     @Test
     void listenerRelistensAfterDeviceRemovalAndGivesUpAfterItsBudget() {
         RetryPolicy two = new RetryPolicy(2, Duration.ofMillis(5), Duration.ofMillis(5), 1, false, false, false, false);
-        var d = Driver.listener(new ListenerMachine(new ListenerPolicy(two, true, true)));
+        var d = Driver.listener(new ListenerMachine(new ListenerPolicy(two, true, true, 0)));
         List<Action> a = d.feed(cm(CmEventType.DEVICE_REMOVAL, 0));
         assertThat(a).containsSubsequence(new Action.AckCmEvent(seq - 1), new Action.DestroyId());
         a = d.feed(fire(d, TimerKind.RELISTEN_BACKOFF));
@@ -211,6 +211,23 @@ class ScenarioTest {
         a = d.feed(new Input.CallFailed(new Action.Relisten(), 19));
         assertThat(a).contains(new Action.CallHandler(new Notice.Error(new Failure.ListenerFailed(19))));
         assertThat(d.terminal()).isTrue();
+    }
+
+    @Test
+    void listenerRefusesRequestsBeyondTheUndecidedLimit() {
+        var d = Driver.listener(new ListenerMachine(new ListenerPolicy(RetryPolicy.never(), true, true, 2)));
+        Input.CmEvent r1 = cm(CmEventType.CONNECT_REQUEST, 0);
+        Input.CmEvent r2 = cm(CmEventType.CONNECT_REQUEST, 0);
+        Input.CmEvent r3 = cm(CmEventType.CONNECT_REQUEST, 0);
+        assertThat(d.feed(r1)).containsExactly(new Action.AckCmEvent(r1.seq()), new Action.OfferRequest(r1));
+        assertThat(d.feed(r2)).containsExactly(new Action.AckCmEvent(r2.seq()), new Action.OfferRequest(r2));
+        assertThat(d.feed(r3)).containsExactly(new Action.AckCmEvent(r3.seq()), new Action.RefuseRequest(r3));
+        assertThat(d.feed(new Input.RequestSettled())).isEmpty();
+        Input.CmEvent r4 = cm(CmEventType.CONNECT_REQUEST, 0);
+        assertThat(d.feed(r4)).containsExactly(new Action.AckCmEvent(r4.seq()), new Action.OfferRequest(r4));
+        d.feed(new Command.Close(1));
+        // Children settle after their listener closed: expected, silent.
+        assertThat(d.feed(new Input.RequestSettled())).isEmpty();
     }
 
     @Test
