@@ -73,6 +73,15 @@ public final class Rdma {
     }
 
     /**
+     * Every native object this JVM has open through these bindings (channels, ids, contexts,
+     * PDs, MRs, CQs, QPs, AHs, SRQs), by description. Empty when everything was closed: tests
+     * assert that after each class.
+     */
+    public static java.util.List<String> liveObjects() {
+        return org.rdmacm4j.verbs.internal.Ownership.live();
+    }
+
+    /**
      * Throws IllegalStateException naming the library and package if either library is missing.
      * Called before the first binding of a class is touched, so that a missing library is a
      * clear error and not an ExceptionInInitializerError.

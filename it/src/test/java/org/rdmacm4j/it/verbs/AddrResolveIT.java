@@ -18,6 +18,11 @@ import org.rdmacm4j.verbs.cm.PortSpace;
 /** rdma_resolve_addr through the bindings: ADDR_RESOLVED with status 0 on the rig's device. */
 @SoftRoceTest
 class AddrResolveIT {
+
+    @org.junit.jupiter.api.AfterEach
+    void nothingLeftOpen() {
+        CmPair.assertNothingOpen();
+    }
     private static final Duration WAIT = Duration.ofSeconds(20);
 
     @Test

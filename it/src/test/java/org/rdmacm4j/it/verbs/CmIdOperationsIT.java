@@ -24,6 +24,11 @@ import org.rdmacm4j.verbs.ibv.AsyncEventType;
 @SoftRoceTest
 class CmIdOperationsIT {
 
+    @org.junit.jupiter.api.AfterEach
+    void nothingLeftOpen() {
+        CmPair.assertNothingOpen();
+    }
+
     @Test
     void everyPortSpaceAndOption() throws Exception {
         try (CmEventChannel ch = CmPair.channel()) {

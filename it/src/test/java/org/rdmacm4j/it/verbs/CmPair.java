@@ -65,6 +65,11 @@ final class CmPair {
         assertThat(r.status()).isZero();
     }
 
+    /** Every native object the bindings track is closed (Rdma.liveObjects() is empty). */
+    static void assertNothingOpen() {
+        assertThat(org.rdmacm4j.verbs.Rdma.liveObjects()).as("native objects still open").isEmpty();
+    }
+
     /** Closes in reverse order of registration, keeping the first failure. */
     static final class Closer implements AutoCloseable {
         private final List<AutoCloseable> stack = new ArrayList<>();

@@ -34,6 +34,11 @@ import org.rdmacm4j.verbs.ibv.WorkCompletions;
 @SoftRoceTest
 class DeviceResourcesIT {
 
+    @org.junit.jupiter.api.AfterEach
+    void nothingLeftOpen() {
+        CmPair.assertNothingOpen();
+    }
+
     @Test
     void openQueryAndBuildResourcesOnRxe() throws Exception {
         assertThat(DeviceContext.deviceNames()).contains(SoftRoce.DEVICE);

@@ -362,6 +362,7 @@ class RcDataPathIT {
         }
         assertThatThrownBy(() -> serverCq.poll(wc)).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> clientId.resolveRoute(CmPair.WAIT)).isInstanceOf(IllegalStateException.class);
+        CmPair.assertNothingOpen();
     }
 
     private void complete(CompletionQueue cq, long wrId, WcOpcode opcode) {

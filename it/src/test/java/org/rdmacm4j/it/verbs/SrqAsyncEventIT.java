@@ -41,6 +41,11 @@ import org.rdmacm4j.verbs.ibv.WrOpcode;
 @SoftRoceTest
 class SrqAsyncEventIT {
 
+    @org.junit.jupiter.api.AfterEach
+    void nothingLeftOpen() {
+        CmPair.assertNothingOpen();
+    }
+
     @Test
     void srqLimitRaisesAnAsyncEventAndAQpMovedToErrFlushes() throws Exception {
         try (CmPair.Closer c = new CmPair.Closer()) {

@@ -39,6 +39,11 @@ import org.rdmacm4j.verbs.ibv.WrOpcode;
  */
 @SoftRoceTest
 class UdSendIT {
+
+    @org.junit.jupiter.api.AfterEach
+    void nothingLeftOpen() {
+        CmPair.assertNothingOpen();
+    }
     private static final int GRH = 40;   // a UD receive buffer starts with the 40-byte GRH
 
     @Test

@@ -29,6 +29,7 @@ public final class CmDevices implements AutoCloseable {
     private CmDevices(MemorySegment list, int count) {
         this.list = list;
         this.ownership = new Ownership("CmDevices(" + count + ")");
+        ownership.watch(this);
         MemorySegment array = list.reinterpret(ADDRESS.byteSize() * (count + 1L));
         List<DeviceContext> views = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {

@@ -39,11 +39,14 @@ public final class CmEventChannel implements AutoCloseable {
     private final int fd;
     private final Ownership ownership;
     final Map<Long, CmId> ids = new ConcurrentHashMap<>();
+    // rdma_get_cm_event's out-parameter, reused (owner thread only): no allocation per event.
+    private final MemorySegment eventOut = Arena.ofAuto().allocate(ADDRESS);
 
     private CmEventChannel(MemorySegment channel) {
         this.channel = channel;
         this.fd = channel.get(JAVA_INT, CHANNEL_FD);
         this.ownership = new Ownership("CmEventChannel(fd " + fd + ")", null);
+        ownership.watch(this);
     }
 
     /** {@code rdma_create_event_channel}. The fd is blocking until {@link #setNonBlocking}. */
@@ -94,17 +97,37 @@ public final class CmEventChannel implements AutoCloseable {
      */
     public CmEvent getEvent() {
         ownership.ensureOpen();
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment event = CmLib.getCmEvent(channel, arena.allocate(ADDRESS));
-            if (event.equals(MemorySegment.NULL)) {
-                return null;
-            }
-            try {
-                return copy(event);
-            } finally {
-                CmLib.ackCmEvent(event);
-            }
+        MemorySegment event = CmLib.getCmEvent(channel, eventOut);
+        if (event.equals(MemorySegment.NULL)) {
+            return null;
         }
+        try {
+            return copy(event);
+        } finally {
+            CmLib.ackCmEvent(event);
+        }
+    }
+
+    /**
+     * Gets, copies and acks events until the channel is empty (EAGAIN) or {@code max} were
+     * handed to {@code sink}; the way to serve a non-blocking channel from an epoll loop.
+     * Returns how many were handed over. A sink that throws stops the drain; the event it was
+     * given has been acked already.
+     */
+    public int drain(java.util.function.Consumer<CmEvent> sink, int max) {
+        if (sink == null || max < 1) {
+            throw new IllegalArgumentException("sink must not be null and max at least 1");
+        }
+        if (!isNonBlocking()) {
+            throw new IllegalStateException(this + " is blocking: drain would wait once it is empty");
+        }
+        int n = 0;
+        CmEvent e;
+        while (n < max && (e = getEvent()) != null) {
+            n++;
+            sink.accept(e);
+        }
+        return n;
     }
 
     /** Waits up to {@code timeout} for the channel to become readable, then gets one event; null on timeout. */

@@ -58,6 +58,7 @@ public final class CmId implements AutoCloseable {
         this.portSpace = PortSpace.of(id.get(JAVA_INT, PS));
         this.ownership = new Ownership("CmId(" + portSpace + ", 0x" + Long.toHexString(id.address()) + ")",
                 channelOwnership);
+        ownership.watch(this);
     }
 
     /** The native address, as a stable identity for logs and maps. */

@@ -12,6 +12,7 @@ public final class AddressHandle implements AutoCloseable {
     AddressHandle(ProtectionDomain pd, MemorySegment ah) {
         this.ah = ah;
         this.ownership = new Ownership("AddressHandle(0x" + Long.toHexString(ah.address()) + ")", pd.ownership());
+        ownership.watch(this);
     }
 
     MemorySegment segment() {

@@ -31,6 +31,7 @@ public final class CompletionChannel implements AutoCloseable {
         this.channel = channel;
         this.fd = channel.get(JAVA_INT, Layouts.IBV_COMP_CHANNEL.offset("fd"));
         this.ownership = new Ownership("CompletionChannel(fd " + fd + ")", context.ownership());
+        ownership.watch(this);
         // Out-parameters of ibv_get_cq_event, reused: no allocation per event.
         Arena arena = Arena.ofAuto();
         this.cqOut = arena.allocate(ADDRESS);

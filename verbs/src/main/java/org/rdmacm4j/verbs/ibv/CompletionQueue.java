@@ -41,6 +41,7 @@ public final class CompletionQueue implements AutoCloseable {
         this.ownership = new Ownership("CompletionQueue(cqe " + capacity + ", handle "
                 + cq.get(JAVA_INT, Layouts.IBV_CQ.offset("handle")) + ")",
                 context.ownership(), channel == null ? null : channel.ownership());
+        ownership.watch(this);
         Registry.put(cq.address(), this);
     }
 

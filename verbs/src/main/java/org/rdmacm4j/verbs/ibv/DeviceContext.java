@@ -44,6 +44,7 @@ public final class DeviceContext implements AutoCloseable {
         this.owned = owned;
         this.deviceName = IbvLib.deviceName(this.context.get(ADDRESS, CTX.offset("device")));
         this.ownership = new Ownership(what + "(" + deviceName + ")", parent);
+        ownership.watch(this);
     }
 
     /** Names of the RDMA devices present ({@code ibv_get_device_list}). */

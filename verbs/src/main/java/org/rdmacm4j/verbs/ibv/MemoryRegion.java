@@ -25,6 +25,7 @@ public final class MemoryRegion implements AutoCloseable {
         this.rkey = mr.get(JAVA_INT, Layouts.IBV_MR.offset("rkey"));
         this.ownership = new Ownership("MemoryRegion(0x" + Long.toHexString(buffer.address()) + ", "
                 + buffer.byteSize() + " bytes, lkey 0x" + Integer.toHexString(lkey) + ")", pd.ownership());
+        ownership.watch(this);
     }
 
     /** The local key, for scatter/gather entries. */

@@ -24,6 +24,7 @@ public final class ProtectionDomain implements AutoCloseable {
         this.pd = pd;
         this.ownership = new Ownership("ProtectionDomain(" + context.deviceName() + ", handle "
                 + pd.get(JAVA_INT, Layouts.IBV_PD.offset("handle")) + ")", context.ownership());
+        ownership.watch(this);
     }
 
     MemorySegment segment() {

@@ -40,6 +40,7 @@ public final class QueuePair implements AutoCloseable {
         this.postRecvFn = OpsTable.op(ctx, "post_recv");
         this.destroy = destroy;
         this.ownership = new Ownership("QueuePair(" + type + ", qp_num " + qpNum + ")", parents);
+        ownership.watch(this);
         Registry.put(this.qp.address(), this);
     }
 

@@ -25,6 +25,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
         this.postFn = OpsTable.op(srq.get(ADDRESS, Layouts.IBV_SRQ.offset("context")), "post_srq_recv");
         this.ownership = new Ownership("SharedReceiveQueue(0x" + Long.toHexString(srq.address()) + ", max_sge "
                 + maxSge + ")", pd.ownership());
+        ownership.watch(this);
         Registry.put(srq.address(), this);
     }
 

@@ -16,6 +16,10 @@ import java.util.stream.Collectors;
  * (a close racing a use on another thread is the caller's bug, and not detected).
  */
 public final class Ownership {
+    private static final Set<Ownership> LIVE = ConcurrentHashMap.newKeySet();
+    private static final java.lang.ref.Cleaner CLEANER = java.lang.ref.Cleaner.create();
+    private static final System.Logger LOG = System.getLogger("org.rdmacm4j.verbs");
+
     private final String what;
     private final java.util.List<Ownership> parents = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Set<Ownership> children = ConcurrentHashMap.newKeySet();
@@ -27,6 +31,7 @@ public final class Ownership {
      */
     public Ownership(String what, Ownership... parents) {
         this.what = what;
+        LIVE.add(this);
         if (parents == null) {   // a single null argument: a root object
             return;
         }
@@ -79,6 +84,7 @@ public final class Ownership {
 
     /** The native object is gone; the parents forget it. */
     public void closed() {
+        LIVE.remove(this);
         for (Ownership p : parents) {
             p.children.remove(this);
         }
@@ -91,6 +97,25 @@ public final class Ownership {
         parents.add(newParent);
         oldParent.children.remove(this);
         parents.remove(oldParent);
+    }
+
+    /**
+     * A safety net, not a way to free: if {@code wrapper} becomes unreachable while still open,
+     * log a warning naming it. The native object is not destroyed from the cleaner thread
+     * (that would break the owner-thread rule and the teardown order); it stays a leak, loudly.
+     */
+    public void watch(Object wrapper) {
+        CLEANER.register(wrapper, () -> {
+            if (!closed) {
+                LOG.log(System.Logger.Level.WARNING, "{0} was garbage-collected without close(): its native"
+                        + " object leaks until the process exits", what);
+            }
+        });
+    }
+
+    /** Every native object of this JVM that is open now, by description (sorted). */
+    public static java.util.List<String> live() {
+        return LIVE.stream().map(o -> o.what).sorted().toList();
     }
 
     /** Live children, for tests and diagnostics. */

@@ -57,4 +57,13 @@ class OwnershipTest {
         assertThat(a.beginClose()).isTrue();
         assertThatThrownBy(b::beginClose).hasMessageContaining("id");
     }
+
+    @Test
+    void liveObjectsAreListedUntilClosed() {
+        Ownership o = new Ownership("QueuePair(live-list test)");
+        assertThat(Ownership.live()).contains("QueuePair(live-list test)");
+        assertThat(o.beginClose()).isTrue();
+        o.closed();
+        assertThat(Ownership.live()).doesNotContain("QueuePair(live-list test)");
+    }
 }
