@@ -45,7 +45,7 @@ public final class CmEventChannel implements AutoCloseable {
     private CmEventChannel(MemorySegment channel) {
         this.channel = channel;
         this.fd = channel.get(JAVA_INT, CHANNEL_FD);
-        this.ownership = new Ownership("CmEventChannel(fd " + fd + ")", null);
+        this.ownership = new Ownership("CmEventChannel(fd " + fd + ")");
         ownership.watch(this);
     }
 

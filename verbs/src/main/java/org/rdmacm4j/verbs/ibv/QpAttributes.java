@@ -41,6 +41,11 @@ public final class QpAttributes {
     private int maxRecvSge;
     private int maxInlineData;
 
+    /** Empty: state RESET, nothing in the mask. */
+    public QpAttributes() {
+        // every field has its C zero value; setters fill the mask
+    }
+
     public int mask() { return mask; }
 
     public QpState state() { return state; }
