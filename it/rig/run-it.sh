@@ -21,10 +21,13 @@ reports="${target}/it-reports"
 rm -rf "${reports}"
 mkdir -p "${out}/junit" "${reports}"
 
-selectors=(--scan-class-path "${target}/test-classes" --include-classname '.*IT')
+selectors=(--scan-class-path "${target}/test-classes")
 if [[ -n "${RDMACM4J_IT_SELECT:-}" ]]; then
   read -r -a selectors <<< "${RDMACM4J_IT_SELECT}"
 fi
+# The launcher's default class-name filter (^(Test.*|.+[.$]Test.*|.*Tests?)$) would drop every
+# *IT class, with explicit selectors too.
+selectors+=(--include-classname '.*IT')
 
 # C1 only and the serial collector: under TCG the JIT is ~8x slower than on the host, and
 # these tests are dominated by waits, not by compiled-code speed.
