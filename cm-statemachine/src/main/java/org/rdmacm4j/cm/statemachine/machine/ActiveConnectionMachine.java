@@ -13,7 +13,6 @@ import org.rdmacm4j.cm.statemachine.RejectReason;
 import org.rdmacm4j.cm.statemachine.TimerKind;
 import org.rdmacm4j.cm.statemachine.Transition;
 import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.Draft;
-import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.RetryFrom;
 import org.rdmacm4j.cm.statemachine.machine.Teardown.Mode;
 import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
 import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
@@ -25,9 +24,12 @@ import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
  */
 public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, ActiveState> {
     private final ConnectionPolicy policy;
+    private final Resolution<ActivePhase> resolution;
 
     public ActiveConnectionMachine(ConnectionPolicy policy) {
         this.policy = Objects.requireNonNull(policy, "policy");
+        this.resolution = new Resolution<>(policy, ActivePhase.RESOLVING_ADDR, ActivePhase.RESOLVING_ROUTE,
+                ActivePhase.BACKOFF, ActivePhase::of);
     }
 
     public ConnectionPolicy policy() {
@@ -121,29 +123,18 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
     private ActivePhase opening(ActivePhase phase, Input in, Draft d, Emitter out) {
         return switch (in) {
             case CmEvent e -> switch (e.type()) {
-                case ADDR_RESOLVED -> {
-                    if (phase != ActivePhase.RESOLVING_ADDR) {
-                        yield unexpected(out, phase, in, "no address resolution is outstanding");
-                    }
-                    Opening.resolveRoute(d, out, policy);
-                    yield ActivePhase.RESOLVING_ROUTE;
-                }
-                case ADDR_ERROR -> phase == ActivePhase.RESOLVING_ADDR
-                        ? retryOrFail(d, out, policy.retry().onAddrError(), RetryFrom.RESOLVE_ADDR,
-                                new Failure.AddressError(e.status()))
-                        : unexpected(out, phase, in, "no address resolution is outstanding");
+                case ADDR_RESOLVED -> resolution.awaitingAddr(phase, in, out) ? resolution.resolveRoute(d, out) : phase;
+                case ADDR_ERROR -> resolution.addrError(phase, e, d, out);
                 case ROUTE_RESOLVED -> {
-                    if (phase != ActivePhase.RESOLVING_ROUTE) {
-                        yield unexpected(out, phase, in, "no route resolution is outstanding");
+                    if (!resolution.awaitingRoute(phase, in, out)) {
+                        yield phase;
                     }
                     out.add(new Action.Connect(d.openPayload.wire(), policy.tuning()));
+                    // From here on there may be a connection that the teardown must disconnect.
                     d.connectSent = true;
                     yield ActivePhase.CONNECTING;
                 }
-                case ROUTE_ERROR -> phase == ActivePhase.RESOLVING_ROUTE
-                        ? retryOrFail(d, out, policy.retry().onRouteError(), RetryFrom.RESOLVE_ROUTE,
-                                new Failure.RouteError(e.status()))
-                        : unexpected(out, phase, in, "no route resolution is outstanding");
+                case ROUTE_ERROR -> resolution.routeError(phase, e, d, out);
                 case ESTABLISHED -> {
                     if (phase != ActivePhase.CONNECTING) {
                         yield unexpected(out, phase, in, "no connect is outstanding");
@@ -207,9 +198,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                 d.timers = d.timers.fired(t.kind());
                 yield switch (t.kind()) {
                     case CONNECT_DEADLINE -> fail(d, out, new Failure.TimedOut(TimerKind.CONNECT_DEADLINE), Mode.ABORT);
-                    case RETRY_BACKOFF -> phase == ActivePhase.BACKOFF
-                            ? of(Opening.resume(d, out, policy))
-                            : unexpected(out, phase, in, "no retry is scheduled");
+                    case RETRY_BACKOFF -> resolution.retryDue(phase, t, d, out);
                     case DECISION_DEADLINE, ACCEPT_DEADLINE, DISCONNECT_DEADLINE, TIMEWAIT_DEADLINE, DRAIN_DEADLINE,
                          QUIESCE_DEADLINE, RELISTEN_BACKOFF -> unexpected(out, phase, in, "timer not used while connecting");
                 };
@@ -243,29 +232,15 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
      * that step entered; any other combination is logged.
      */
     private ActivePhase callFailed(ActivePhase phase, Input.CallFailed f, Draft d, Emitter out) {
-        boolean resolvingAddr = phase == ActivePhase.RESOLVING_ADDR;
-        boolean resolvingRoute = phase == ActivePhase.RESOLVING_ROUTE;
         return switch (f.call()) {
-            case Action.ResolveAddr a when resolvingAddr -> retryOrFail(d, out, policy.retry().onAddrError(),
-                    RetryFrom.RESOLVE_ADDR, new Failure.AddressError(-f.errno()));
-            case Action.CreateId a when resolvingAddr -> {
-                d.hasId = false;
-                yield fail(d, out, new Failure.NativeCallFailed("rdma_create_id", f.errno()), Mode.ABORT);
-            }
-            case Action.CreateQp a when resolvingRoute -> {
-                d.hasQp = false;
-                yield fail(d, out, new Failure.NativeCallFailed("rdma_create_qp", f.errno()), Mode.ABORT);
-            }
-            case Action.ResolveRoute a when resolvingRoute -> retryOrFail(d, out, policy.retry().onRouteError(),
-                    RetryFrom.RESOLVE_ROUTE, new Failure.RouteError(-f.errno()));
+            case Action.ResolveAddr a -> resolution.resolveAddrFailed(phase, f, d, out);
+            case Action.CreateId a -> resolution.createIdFailed(phase, f, d, out);
+            case Action.CreateQp a -> resolution.createQpFailed(phase, f, d, out);
+            case Action.ResolveRoute a -> resolution.resolveRouteFailed(phase, f, d, out);
             case Action.Connect a when phase == ActivePhase.CONNECTING -> {
                 d.connectSent = false;
                 yield fail(d, out, new Failure.NativeCallFailed("rdma_connect", f.errno()), Mode.ABORT);
             }
-            case Action.ResolveAddr a -> unexpected(out, phase, f, "no address resolution was just issued");
-            case Action.CreateId a -> unexpected(out, phase, f, "no id was just created");
-            case Action.CreateQp a -> unexpected(out, phase, f, "no QP was just created");
-            case Action.ResolveRoute a -> unexpected(out, phase, f, "no route resolution was just issued");
             case Action.Connect a -> unexpected(out, phase, f, "no connect was just issued");
             case Action.Accept a -> unexpected(out, phase, f, "an active id never accepts");
             case Action.JoinMulticast a -> unexpected(out, phase, f, "an RC id never joins");
@@ -285,19 +260,8 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
         };
     }
 
-    private ActivePhase retryOrFail(Draft d, Emitter out, boolean enabled, RetryFrom from, Failure failure) {
-        return Opening.retry(d, out, policy, enabled, from) ? ActivePhase.BACKOFF : fail(d, out, failure, Mode.ABORT);
-    }
-
     private ActivePhase fail(Draft d, Emitter out, Failure failure, Mode mode) {
         return ActivePhase.of(Teardown.begin(d, out, policy, mode, failure));
-    }
-
-    private static ActivePhase of(Opening.Step step) {
-        return switch (step) {
-            case RESOLVING_ADDR -> ActivePhase.RESOLVING_ADDR;
-            case RESOLVING_ROUTE -> ActivePhase.RESOLVING_ROUTE;
-        };
     }
 
     private static ActivePhase unexpected(Emitter out, ActivePhase phase, Input in, String why) {

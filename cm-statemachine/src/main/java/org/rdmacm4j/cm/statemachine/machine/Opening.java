@@ -9,8 +9,9 @@ import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.Draft;
 import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.RetryFrom;
 
 /**
- * The resolve/connect/retry steps shared by the active RC and the UD (SIDR) machines. Results are
- * expressed as {@link Step}s that each machine maps to its own phase.
+ * The resolve/connect/retry steps shared by the active RC and the UD (SIDR) machines: the actions
+ * they emit and what they record in the draft. Results are expressed as {@link Step}s, which
+ * {@link Resolution} maps to the machine's own phase; when each step runs is decided there.
  */
 final class Opening {
     private Opening() {

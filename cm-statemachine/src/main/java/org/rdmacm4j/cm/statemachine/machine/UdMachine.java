@@ -16,7 +16,6 @@ import org.rdmacm4j.cm.statemachine.TimerKind;
 import org.rdmacm4j.cm.statemachine.Transition;
 import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.Draft;
 import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.Group;
-import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.RetryFrom;
 import org.rdmacm4j.cm.statemachine.machine.Teardown.Mode;
 import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
 import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
@@ -30,9 +29,12 @@ import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
  */
 public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
     private final ConnectionPolicy policy;
+    private final Resolution<UdPhase> resolution;
 
     public UdMachine(ConnectionPolicy policy) {
         this.policy = Objects.requireNonNull(policy, "policy");
+        this.resolution = new Resolution<>(policy, UdPhase.RESOLVING_ADDR, UdPhase.RESOLVING_ROUTE, UdPhase.BACKOFF,
+                UdPhase::of);
     }
 
     public ConnectionPolicy policy() {
@@ -85,31 +87,25 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
         return switch (in) {
             case CmEvent e -> switch (e.type()) {
                 case ADDR_RESOLVED -> {
-                    if (phase != UdPhase.RESOLVING_ADDR) {
-                        yield unexpected(out, phase, in, "no address resolution is outstanding");
+                    if (!resolution.awaitingAddr(phase, in, out)) {
+                        yield phase;
                     }
                     if (policy.sidr()) {
-                        Opening.resolveRoute(d, out, policy);
-                        yield UdPhase.RESOLVING_ROUTE;
+                        yield resolution.resolveRoute(d, out);
                     }
                     // Multicast only: the id is bound; complete first, the QP creation is last (fallible).
                     yield ready(d, out, new Outcome.UdReady(PrivateData.Received.nothing(), e.params()));
                 }
-                case ADDR_ERROR -> phase == UdPhase.RESOLVING_ADDR
-                        ? retryOrFail(d, out, policy.retry().onAddrError(), RetryFrom.RESOLVE_ADDR,
-                                new Failure.AddressError(e.status()))
-                        : unexpected(out, phase, in, "no address resolution is outstanding");
+                case ADDR_ERROR -> resolution.addrError(phase, e, d, out);
                 case ROUTE_RESOLVED -> {
-                    if (phase != UdPhase.RESOLVING_ROUTE) {
-                        yield unexpected(out, phase, in, "no route resolution is outstanding");
+                    if (!resolution.awaitingRoute(phase, in, out)) {
+                        yield phase;
                     }
+                    // A SIDR_REQ opens no connection: connectSent stays false, so the teardown never disconnects.
                     out.add(new Action.Connect(d.openPayload.wire(), policy.tuning()));
                     yield UdPhase.SIDR_QUERY;
                 }
-                case ROUTE_ERROR -> phase == UdPhase.RESOLVING_ROUTE
-                        ? retryOrFail(d, out, policy.retry().onRouteError(), RetryFrom.RESOLVE_ROUTE,
-                                new Failure.RouteError(e.status()))
-                        : unexpected(out, phase, in, "no route resolution is outstanding");
+                case ROUTE_ERROR -> resolution.routeError(phase, e, d, out);
                 case ESTABLISHED -> {
                     if (phase != UdPhase.SIDR_QUERY) {
                         yield unexpected(out, phase, in, "no SIDR query is outstanding");
@@ -155,15 +151,7 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                 d.timers = d.timers.fired(t.kind());
                 yield switch (t.kind()) {
                     case CONNECT_DEADLINE -> fail(d, out, new Failure.TimedOut(TimerKind.CONNECT_DEADLINE), Mode.ABORT);
-                    case RETRY_BACKOFF -> {
-                        if (phase != UdPhase.BACKOFF) {
-                            yield unexpected(out, phase, in, "no retry is scheduled");
-                        }
-                        yield switch (Opening.resume(d, out, policy)) {
-                            case RESOLVING_ADDR -> UdPhase.RESOLVING_ADDR;
-                            case RESOLVING_ROUTE -> UdPhase.RESOLVING_ROUTE;
-                        };
-                    }
+                    case RETRY_BACKOFF -> resolution.retryDue(phase, t, d, out);
                     case DECISION_DEADLINE -> {
                         if (phase != UdPhase.REQUEST_RECEIVED) {
                             yield unexpected(out, phase, in, "no request is waiting for a decision");
@@ -236,27 +224,13 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
     }
 
     private UdPhase callFailed(UdPhase phase, Input.CallFailed f, Draft d, Emitter out) {
-        boolean resolvingAddr = phase == UdPhase.RESOLVING_ADDR;
-        boolean resolvingRoute = phase == UdPhase.RESOLVING_ROUTE;
         return switch (f.call()) {
-            case Action.ResolveAddr a when resolvingAddr -> retryOrFail(d, out, policy.retry().onAddrError(),
-                    RetryFrom.RESOLVE_ADDR, new Failure.AddressError(-f.errno()));
-            case Action.CreateId a when resolvingAddr -> {
-                d.hasId = false;
-                yield fail(d, out, new Failure.NativeCallFailed("rdma_create_id", f.errno()), Mode.ABORT);
-            }
-            case Action.CreateQp a when resolvingRoute -> {
-                d.hasQp = false;
-                yield fail(d, out, new Failure.NativeCallFailed("rdma_create_qp", f.errno()), Mode.ABORT);
-            }
-            case Action.ResolveRoute a when resolvingRoute -> retryOrFail(d, out, policy.retry().onRouteError(),
-                    RetryFrom.RESOLVE_ROUTE, new Failure.RouteError(-f.errno()));
+            case Action.ResolveAddr a -> resolution.resolveAddrFailed(phase, f, d, out);
+            case Action.CreateId a -> resolution.createIdFailed(phase, f, d, out);
+            case Action.CreateQp a -> resolution.createQpFailed(phase, f, d, out);
+            case Action.ResolveRoute a -> resolution.resolveRouteFailed(phase, f, d, out);
             case Action.Connect a when phase == UdPhase.SIDR_QUERY ->
                     fail(d, out, new Failure.NativeCallFailed("rdma_connect", f.errno()), Mode.ABORT);
-            case Action.ResolveAddr a -> unexpected(out, phase, f, "no address resolution was just issued");
-            case Action.CreateId a -> unexpected(out, phase, f, "no id was just created");
-            case Action.CreateQp a -> unexpected(out, phase, f, "no QP was just created");
-            case Action.ResolveRoute a -> unexpected(out, phase, f, "no route resolution was just issued");
             case Action.Connect a -> unexpected(out, phase, f, "no SIDR query was just issued");
             case Action.Accept a -> unexpected(out, phase, f, "accept failures arrive in READY");
             case Action.JoinMulticast a -> unexpected(out, phase, f, "joins happen in READY");
@@ -439,10 +413,6 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
             out.notice(new Notice.MulticastLost(group, e.status()));
         }
         return UdPhase.READY;
-    }
-
-    private UdPhase retryOrFail(Draft d, Emitter out, boolean enabled, RetryFrom from, Failure failure) {
-        return Opening.retry(d, out, policy, enabled, from) ? UdPhase.BACKOFF : fail(d, out, failure, Mode.ABORT);
     }
 
     private UdPhase fail(Draft d, Emitter out, Failure failure, Mode mode) {
