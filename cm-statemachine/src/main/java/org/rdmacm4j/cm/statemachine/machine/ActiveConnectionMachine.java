@@ -139,13 +139,10 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                     if (phase != ActivePhase.CONNECTING) {
                         yield unexpected(out, phase, in, "no connect is outstanding");
                     }
-                    d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out.actions);
-                    d.established = true;
-                    d.attempts = 0;
                     Outcome.Connected connected = new Outcome.Connected(
                             PrivateData.decode(e.params().privateData()), e.params());
-                    out.complete(d.pendingOpen, connected);
-                    d.pendingOpen = 0;
+                    Opening.opened(d, out, connected);
+                    d.attempts = 0;
                     out.notice(new Notice.Established(connected));
                     yield ActivePhase.ESTABLISHED;
                 }

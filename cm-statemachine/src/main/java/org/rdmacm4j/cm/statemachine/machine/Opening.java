@@ -3,6 +3,7 @@ package org.rdmacm4j.cm.statemachine.machine;
 import org.rdmacm4j.cm.statemachine.Action;
 import org.rdmacm4j.cm.statemachine.ConnectionPolicy;
 import org.rdmacm4j.cm.statemachine.Failure;
+import org.rdmacm4j.cm.statemachine.Outcome;
 import org.rdmacm4j.cm.statemachine.RejectReason;
 import org.rdmacm4j.cm.statemachine.TimerKind;
 import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.Draft;
@@ -24,6 +25,14 @@ final class Opening {
         d.timers = d.timers.arm(TimerKind.CONNECT_DEADLINE, p.deadlines().connect().toNanos(), out.actions);
         d.attempts = 0;
         out.add(new Action.ResolveAddr((int) p.deadlines().resolveAddr().toMillis()));
+    }
+
+    /** The open succeeded: the one connect deadline stops and the open future completes. */
+    static void opened(Draft d, Emitter out, Outcome outcome) {
+        d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out.actions);
+        d.established = true;
+        out.complete(d.pendingOpen, outcome);
+        d.pendingOpen = 0;
     }
 
     /** ADDR_RESOLVED: create the QP (once) and resolve the route, as nvme_rdma_addr_resolved does. */

@@ -110,11 +110,8 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                     if (phase != UdPhase.SIDR_QUERY) {
                         yield unexpected(out, phase, in, "no SIDR query is outstanding");
                     }
-                    d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out.actions);
-                    d.established = true;
-                    out.complete(d.pendingOpen, new Outcome.UdReady(PrivateData.decode(e.params().privateData()),
+                    Opening.opened(d, out, new Outcome.UdReady(PrivateData.decode(e.params().privateData()),
                             e.params()));
-                    d.pendingOpen = 0;
                     yield UdPhase.READY;
                 }
                 // cma_sidr_rep_handler reports a SIDR_REP with a bad status, and a SIDR timeout, as UNREACHABLE.
@@ -246,10 +243,7 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
     }
 
     private UdPhase ready(Draft d, Emitter out, Outcome.UdReady outcome) {
-        d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out.actions);
-        d.established = true;
-        out.complete(d.pendingOpen, outcome);
-        d.pendingOpen = 0;
+        Opening.opened(d, out, outcome);
         Opening.createQp(d, out);
         return UdPhase.READY;
     }
