@@ -11,7 +11,7 @@ set -euo pipefail
 rigdir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "${rigdir}/../.." && pwd)
 target="${repo}/it/target"
-for f in "${target}/it-classpath.txt" "${target}/launcher/junit-console.jar" "${target}/test-classes"; do
+for f in "${target}/it-classpath.txt" "${target}/launcher/junit-console.jar" "${target}/classes" "${target}/test-classes"; do
   [[ -e "${f}" ]] || { echo "run-it: ${f} is missing: build first (./mvnw install -DskipTests)" >&2; exit 2; }
 done
 [[ -n "${JAVA_HOME:-}" ]] || { source "${repo}/scripts/find-jdk.sh"; rdmacm4j_find_jdk; }
@@ -39,7 +39,7 @@ java_cmd=(java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
   "-Drdmacm4j.it.device=${RDMACM4J_DEVICE:-rxe0}"
   -jar "${target}/launcher/junit-console.jar" execute
   --disable-banner --details=tree --fail-if-no-tests
-  --class-path "${target}/test-classes:$(cat "${target}/it-classpath.txt")"
+  --class-path "${target}/test-classes:${target}/classes:$(cat "${target}/it-classpath.txt")"
   --reports-dir "${out}/junit"
   "${selectors[@]}")
 

@@ -8,7 +8,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -21,6 +20,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.rdmacm4j.it.support.SoftRoce;
 import org.rdmacm4j.it.support.SoftRoceTest;
+import org.rdmacm4j.it.support.ThreadAllocations;
 import org.rdmacm4j.verbs.cm.CmEvent;
 import org.rdmacm4j.verbs.cm.CmEventChannel;
 import org.rdmacm4j.verbs.cm.CmEventType;
@@ -273,19 +273,17 @@ class RcDataPathIT {
     @Test
     @Order(8)
     void postAndPollAllocateNothing() {
-        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        long tid = Thread.currentThread().threadId();
         sends.set(0, 10, WrOpcode.RDMA_WRITE, SendFlags.SIGNALED).sge(0, 0, clientMr, 0, 64)
                 .rdma(0, serverMr.address(), serverMr.rkey());
         for (int i = 0; i < 300; i++) {
             writeAndSpin();
         }
-        long before = threads.getThreadAllocatedBytes(tid);
+        long before = ThreadAllocations.currentThread();
         int rounds = 300;
         for (int i = 0; i < rounds; i++) {
             writeAndSpin();
         }
-        long allocated = threads.getThreadAllocatedBytes(tid) - before;
+        long allocated = ThreadAllocations.currentThread() - before;
         System.out.println("RcDataPathIT: " + allocated + " bytes allocated over " + rounds + " post_send+poll_cq rounds");
         assertThat(allocated).as("bytes allocated by %d post_send + poll_cq rounds", rounds).isLessThan(rounds);
     }
