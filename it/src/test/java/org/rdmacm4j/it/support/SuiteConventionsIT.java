@@ -32,11 +32,11 @@ class SuiteConventionsIT {
                 problems.add(c.getName() + " lacks @SoftRoceTest");
             }
             if (c.isAnnotationPresent(Disabled.class)) {
-                problems.add(c.getName() + " is @Disabled");
+                problems.add(c.getName() + " is disabled");
             }
             for (Method m : c.getDeclaredMethods()) {
                 if (m.isAnnotationPresent(Disabled.class)) {
-                    problems.add(c.getName() + "." + m.getName() + " is @Disabled");
+                    problems.add(c.getName() + "." + m.getName() + " is disabled");
                 }
             }
         }

@@ -73,11 +73,7 @@ public final class CmDevices implements AutoCloseable {
         for (DeviceContext c : contexts) {
             c.close();
         }
-        if (!ownership.beginClose()) {
-            return;
-        }
-        CmLib.freeDevices(list);
-        ownership.closed();
+        ownership.close(() -> CmLib.freeDevices(list));
     }
 
     @Override

@@ -187,11 +187,7 @@ public final class CmEventChannel implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (!ownership.beginClose()) {
-            return;
-        }
-        CmLib.destroyEventChannel(channel);
-        ownership.closed();
+        ownership.close(() -> CmLib.destroyEventChannel(channel));
     }
 
     @Override

@@ -352,17 +352,10 @@ public final class CmId implements AutoCloseable {
         if (context != null) {
             context.close();   // throws while PDs made from it are open
         }
-        if (!ownership.beginClose()) {
-            return;
-        }
-        try {
+        ownership.close(() -> {
             CmLib.destroyId(id);
-        } catch (RuntimeException e) {
-            ownership.reopen();
-            throw e;
-        }
-        channel.ids.remove(id.address());
-        ownership.closed();
+            channel.ids.remove(id.address());
+        });
     }
 
     @Override

@@ -27,16 +27,7 @@ public final class AddressHandle implements AutoCloseable {
     /** {@code ibv_destroy_ah}. Idempotent. */
     @Override
     public void close() {
-        if (!ownership.beginClose()) {
-            return;
-        }
-        try {
-            IbvLib.destroyAh(ah);
-        } catch (RuntimeException e) {
-            ownership.reopen();
-            throw e;
-        }
-        ownership.closed();
+        ownership.close(() -> IbvLib.destroyAh(ah));
     }
 
     @Override

@@ -100,16 +100,7 @@ public final class CompletionChannel implements AutoCloseable {
     /** {@code ibv_destroy_comp_channel}. Its CQs must be closed first. Idempotent. */
     @Override
     public void close() {
-        if (!ownership.beginClose()) {
-            return;
-        }
-        try {
-            IbvLib.destroyCompChannel(channel);
-        } catch (RuntimeException e) {
-            ownership.reopen();
-            throw e;
-        }
-        ownership.closed();
+        ownership.close(() -> IbvLib.destroyCompChannel(channel));
     }
 
     @Override

@@ -145,17 +145,10 @@ public final class CompletionQueue implements AutoCloseable {
             throw new IllegalStateException("cannot close " + ownership + ": " + unackedEvents
                     + " completion events are not acked (ackEvents() first; ibv_destroy_cq would wait for them)");
         }
-        if (!ownership.beginClose()) {
-            return;
-        }
-        try {
+        ownership.close(() -> {
             IbvLib.destroyCq(cq);
-        } catch (RuntimeException e) {
-            ownership.reopen();
-            throw e;
-        }
-        Registry.remove(cq.address());
-        ownership.closed();
+            Registry.remove(cq.address());
+        });
     }
 
     @Override

@@ -269,18 +269,11 @@ public final class DeviceContext implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (!ownership.beginClose()) {
-            return;
-        }
-        if (owned) {
-            try {
+        ownership.close(() -> {
+            if (owned) {
                 IbvLib.closeDevice(context);
-            } catch (RuntimeException ex) {
-                ownership.reopen();
-                throw ex;
             }
-        }
-        ownership.closed();
+        });
     }
 
     @Override

@@ -65,16 +65,7 @@ public final class MemoryRegion implements AutoCloseable {
     /** {@code ibv_dereg_mr}. Idempotent. */
     @Override
     public void close() {
-        if (!ownership.beginClose()) {
-            return;
-        }
-        try {
-            IbvLib.deregMr(mr);
-        } catch (RuntimeException e) {
-            ownership.reopen();
-            throw e;
-        }
-        ownership.closed();
+        ownership.close(() -> IbvLib.deregMr(mr));
     }
 
     @Override

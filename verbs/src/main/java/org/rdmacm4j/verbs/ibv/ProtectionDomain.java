@@ -137,16 +137,7 @@ public final class ProtectionDomain implements AutoCloseable {
     /** {@code ibv_dealloc_pd}. Everything made in it must be closed first. Idempotent. */
     @Override
     public void close() {
-        if (!ownership.beginClose()) {
-            return;
-        }
-        try {
-            IbvLib.deallocPd(pd);
-        } catch (RuntimeException e) {
-            ownership.reopen();
-            throw e;
-        }
-        ownership.closed();
+        ownership.close(() -> IbvLib.deallocPd(pd));
     }
 
     @Override

@@ -142,21 +142,14 @@ public final class QueuePair implements AutoCloseable {
     /** ibv_destroy_qp, or rdma_destroy_qp for a QP made on a CmId. Idempotent. */
     @Override
     public void close() {
-        if (!ownership.beginClose()) {
-            return;
-        }
-        try {
+        ownership.close(() -> {
             if (destroy == null) {
                 IbvLib.destroyQp(qp);
             } else {
                 destroy.run();
             }
-        } catch (RuntimeException e) {
-            ownership.reopen();
-            throw e;
-        }
-        Registry.remove(qp.address());
-        ownership.closed();
+            Registry.remove(qp.address());
+        });
     }
 
     @Override

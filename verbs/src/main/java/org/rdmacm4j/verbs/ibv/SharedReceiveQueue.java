@@ -79,17 +79,10 @@ public final class SharedReceiveQueue implements AutoCloseable {
     /** {@code ibv_destroy_srq}. Idempotent. */
     @Override
     public void close() {
-        if (!ownership.beginClose()) {
-            return;
-        }
-        try {
+        ownership.close(() -> {
             IbvLib.destroySrq(srq);
-        } catch (RuntimeException e) {
-            ownership.reopen();
-            throw e;
-        }
-        Registry.remove(srq.address());
-        ownership.closed();
+            Registry.remove(srq.address());
+        });
     }
 
     @Override

@@ -77,6 +77,27 @@ public final class Ownership {
         return true;
     }
 
+    /**
+     * The close protocol of every native wrapper, written once: returns at once if already
+     * closed (idempotent); throws {@link IllegalStateException} naming the children still open;
+     * otherwise runs {@code destroy} (the native destroy, then any bookkeeping that must only
+     * happen once it succeeded) and marks the object closed. If {@code destroy} throws, the
+     * native object still exists: the wrapper stays open and usable, and the exception
+     * propagates.
+     */
+    public void close(Runnable destroy) {
+        if (!beginClose()) {
+            return;
+        }
+        try {
+            destroy.run();
+        } catch (RuntimeException e) {
+            reopen();
+            throw e;
+        }
+        closed();
+    }
+
     /** The native destroy failed: the object still exists and stays usable. */
     public synchronized void reopen() {
         closed = false;

@@ -66,4 +66,38 @@ class OwnershipTest {
         o.closed();
         assertThat(Ownership.live()).doesNotContain("QueuePair(live-list test)");
     }
+
+    @Test
+    void closeRunsTheDestroyOnceAndIsIdempotent() {
+        Ownership pd = new Ownership("PD(close test)");
+        java.util.concurrent.atomic.AtomicInteger destroys = new java.util.concurrent.atomic.AtomicInteger();
+        pd.close(destroys::incrementAndGet);
+        pd.close(destroys::incrementAndGet);
+        assertThat(destroys).hasValue(1);
+        assertThat(pd.isClosed()).isTrue();
+        assertThat(Ownership.live()).doesNotContain("PD(close test)");
+        assertThatThrownBy(pd::ensureOpen).isInstanceOf(IllegalStateException.class).hasMessageContaining("is closed");
+    }
+
+    @Test
+    void closeWithLiveChildrenRefusesWithoutDestroying() {
+        Ownership pd = new Ownership("PD(parent)");
+        new Ownership("MR(child)", pd);
+        java.util.concurrent.atomic.AtomicInteger destroys = new java.util.concurrent.atomic.AtomicInteger();
+        assertThatThrownBy(() -> pd.close(destroys::incrementAndGet))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("MR(child)");
+        assertThat(destroys).hasValue(0);
+        pd.ensureOpen();
+    }
+
+    @Test
+    void aDestroyThatFailsLeavesTheObjectOpenAndUsable() {
+        Ownership cq = new Ownership("CQ(failing destroy)");
+        RuntimeException busy = new IllegalStateException("EBUSY");
+        assertThatThrownBy(() -> cq.close(() -> { throw busy; })).isSameAs(busy);
+        cq.ensureOpen();
+        assertThat(Ownership.live()).contains("CQ(failing destroy)");
+        cq.close(() -> { });
+        assertThat(cq.isClosed()).isTrue();
+    }
 }
