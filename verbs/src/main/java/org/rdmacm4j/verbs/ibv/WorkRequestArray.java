@@ -1,0 +1,130 @@
+package org.rdmacm4j.verbs.ibv;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import org.rdmacm4j.verbs.internal.CStruct;
+import org.rdmacm4j.verbs.internal.Layouts;
+
+/**
+ * The native side shared by {@link SendRequests} and {@link RecvRequests}: an array of
+ * {@code capacity} work requests of one C type, each with its own {@code maxSge} scatter/gather
+ * slots (request {@code i} owns slots {@code i*maxSge .. i*maxSge+maxSge-1}), and the
+ * {@code bad_wr} out-pointer. Both public classes compose one of these and add their own fields.
+ *
+ * <p>The offsets of {@code next}, {@code sg_list} and {@code num_sge} and the stride are final
+ * fields read from the {@link CStruct} once; nothing here allocates after construction.
+ * Threads: the one thread that posts.
+ */
+final class WorkRequestArray {
+    private static final long SGE_STRIDE = Layouts.IBV_SGE.size();
+    private static final long SGE_ADDR = Layouts.IBV_SGE.offset("addr");
+    private static final long SGE_LENGTH = Layouts.IBV_SGE.offset("length");
+    private static final long SGE_LKEY = Layouts.IBV_SGE.offset("lkey");
+
+    private final Arena arena;
+    /** The requests, {@code stride} bytes apart. */
+    final MemorySegment wrs;
+    private final MemorySegment sges;
+    /** {@code struct ibv_*_wr **bad_wr}, written by the provider on a failed post. */
+    final MemorySegment badWr;
+    final int capacity;
+    final int maxSge;
+    private final long stride;
+    private final long next;
+    private final long sgList;
+    private final long numSge;
+
+    /** Every request cleared, its sg_list pointing at its slots. */
+    WorkRequestArray(CStruct wr, int capacity, int maxSge) {
+        if (capacity < 1 || capacity > 65536 || maxSge < 1 || maxSge > 64) {
+            throw new IllegalArgumentException("capacity " + capacity + " (1..65536) or maxSge " + maxSge
+                    + " (1..64) out of range");
+        }
+        this.capacity = capacity;
+        this.maxSge = maxSge;
+        this.stride = wr.size();
+        this.next = wr.offset("next");
+        this.sgList = wr.offset("sg_list");
+        this.numSge = wr.offset("num_sge");
+        this.arena = Arena.ofShared();
+        this.wrs = arena.allocate(stride * capacity, wr.alignment());
+        this.sges = arena.allocate(SGE_STRIDE * capacity * maxSge, Layouts.IBV_SGE.alignment());
+        this.badWr = arena.allocate(JAVA_LONG);
+        for (int i = 0; i < capacity; i++) {
+            clear(i);
+        }
+    }
+
+    /** Byte offset of request {@code i} in {@link #wrs}. */
+    long at(int i) {
+        if (i < 0 || i >= capacity) {
+            throw new IndexOutOfBoundsException("request " + i + " of " + capacity);
+        }
+        return i * stride;
+    }
+
+    /** Zeroes request {@code i} but for its sg_list pointer; returns its offset. */
+    long clear(int i) {
+        long off = at(i);
+        for (long b = 0; b < stride; b += 8) {
+            wrs.set(JAVA_LONG, off + b, 0L);
+        }
+        wrs.set(JAVA_LONG, off + sgList, sges.address() + (long) i * maxSge * SGE_STRIDE);
+        return off;
+    }
+
+    /** Scatter/gather entry {@code j} of request {@code i}; num_sge becomes at least {@code j + 1}. */
+    void sge(int i, int j, long address, int length, int lkey) {
+        long off = at(i);
+        if (j < 0 || j >= maxSge) {
+            throw new IndexOutOfBoundsException("sge " + j + " of " + maxSge);
+        }
+        if (length < 0) {
+            throw new IllegalArgumentException("length " + length + " is negative");
+        }
+        long s = ((long) i * maxSge + j) * SGE_STRIDE;
+        sges.set(JAVA_LONG, s + SGE_ADDR, address);
+        sges.set(JAVA_INT, s + SGE_LENGTH, length);
+        sges.set(JAVA_INT, s + SGE_LKEY, lkey);
+        if (wrs.get(JAVA_INT, off + numSge) < j + 1) {
+            wrs.set(JAVA_INT, off + numSge, j + 1);
+        }
+    }
+
+    /** Scatter/gather entry over {@code [offset, offset+length)} of a registered region (bounds checked). */
+    void sge(int i, int j, MemoryRegion mr, long offset, int length) {
+        if (offset < 0 || length < 0 || offset + length > mr.length()) {
+            throw new IndexOutOfBoundsException("[" + offset + ", " + (offset + length) + ") is outside " + mr);
+        }
+        mr.ensureOpen();
+        sge(i, j, mr.address() + offset, length, mr.lkey());
+    }
+
+    /** Chains requests 0..count-1 through their next pointers (the last one ends the list). */
+    void link(int count) {
+        if (count < 1 || count > capacity) {
+            throw new IllegalArgumentException("count " + count + " is outside 1.." + capacity);
+        }
+        long base = wrs.address();
+        for (int k = 0; k < count - 1; k++) {
+            wrs.set(JAVA_LONG, k * stride + next, base + (k + 1) * stride);
+        }
+        wrs.set(JAVA_LONG, (count - 1) * stride + next, 0L);
+    }
+
+    /** Index of the request bad_wr points at, or -1. */
+    int badIndex() {
+        long p = badWr.get(JAVA_LONG, 0);
+        return p == 0 ? -1 : (int) ((p - wrs.address()) / stride);
+    }
+
+    /** Frees the native memory; idempotent. */
+    void close() {
+        if (arena.scope().isAlive()) {
+            arena.close();
+        }
+    }
+}
