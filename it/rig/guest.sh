@@ -32,8 +32,11 @@ done
 [[ -n "${out}" ]] || out="${repo}/it/target/guest/run-$(date +%Y%m%d-%H%M%S)-$$"
 mkdir -p "${out}"
 out=$(cd "${out}" && pwd)
+# Both paths go on the kernel command line (no white space or quotes there) and into QEMU's
+# -virtfs option (no commas there).
 for p in "${out}" "${repo}"; do
-  [[ "${p}" =~ ^[A-Za-z0-9_./-]+$ ]] || rig_die "'${p}' must be a plain path (it goes on the kernel command line)"
+  [[ "${p}" =~ ^[A-Za-z0-9_./@+:~%=-]+$ ]] \
+    || rig_die "'${p}' has characters the guest's kernel command line or QEMU's -virtfs cannot carry (white space, quotes, commas); clone the checkout to a plainer path"
 done
 [[ "${out}" == "${repo}"/* ]] || rig_die "results dir ${out} must lie inside the checkout ${repo}"
 rm -f "${out}/exit-status" "${out}/console.log"
