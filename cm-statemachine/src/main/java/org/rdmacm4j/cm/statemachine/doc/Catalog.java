@@ -72,29 +72,20 @@ public final class Catalog {
 
     public static Entry<ActivePhase, ActiveState> active() {
         ActiveConnectionMachine m = new ActiveConnectionMachine(connectionPolicy());
-        Map<ActivePhase, ActiveState> r = new LinkedHashMap<>();
-        ActiveState s = ActiveState.initial();
-        r.put(ActivePhase.IDLE, s);
-        s = m.step(s, new Command.Connect(1, PrivateData.encode(MessageKind.CONNECT_REQUEST, new byte[] {1}))).next();
-        r.put(ActivePhase.RESOLVING_ADDR, s);
-        r.put(ActivePhase.BACKOFF, m.step(s, cm(CmEventType.ADDR_ERROR, -110)).next());
-        s = m.step(s, cm(CmEventType.ADDR_RESOLVED, 0)).next();
-        r.put(ActivePhase.RESOLVING_ROUTE, s);
-        s = m.step(s, cm(CmEventType.ROUTE_RESOLVED, 0)).next();
-        r.put(ActivePhase.CONNECTING, s);
-        s = m.step(s, cm(CmEventType.ESTABLISHED, 0)).next();
-        r.put(ActivePhase.ESTABLISHED, s);
-        s = m.step(s, new Command.Close(2)).next();
-        r.put(ActivePhase.DISCONNECTING, s);
-        s = m.step(s, cm(CmEventType.DISCONNECTED, 0)).next();
-        r.put(ActivePhase.TIMEWAIT, s);
-        s = m.step(s, cm(CmEventType.TIMEWAIT_EXIT, 0)).next();
-        r.put(ActivePhase.DRAINING, s);
-        s = m.step(s, new Input.Quiesced(Input.Resource.QP)).next();
-        r.put(ActivePhase.RELEASING, s);
-        s = m.step(s, new Input.Quiesced(Input.Resource.CQ)).next();
-        r.put(ActivePhase.CLOSED, s);
-        return new Entry<>(m, ordered(ActivePhase.class, r),
+        Representatives<ActivePhase, ActiveState> r = new Representatives<>(m);
+        ActiveState s = r.file(ActivePhase.IDLE, ActiveState.initial());
+        s = r.reach(ActivePhase.RESOLVING_ADDR, s,
+                new Command.Connect(1, PrivateData.encode(MessageKind.CONNECT_REQUEST, new byte[] {1})));
+        r.reach(ActivePhase.BACKOFF, s, cm(CmEventType.ADDR_ERROR, -110));
+        s = r.reach(ActivePhase.RESOLVING_ROUTE, s, cm(CmEventType.ADDR_RESOLVED, 0));
+        s = r.reach(ActivePhase.CONNECTING, s, cm(CmEventType.ROUTE_RESOLVED, 0));
+        s = r.reach(ActivePhase.ESTABLISHED, s, cm(CmEventType.ESTABLISHED, 0));
+        s = r.reach(ActivePhase.DISCONNECTING, s, new Command.Close(2));
+        s = r.reach(ActivePhase.TIMEWAIT, s, cm(CmEventType.DISCONNECTED, 0));
+        s = r.reach(ActivePhase.DRAINING, s, cm(CmEventType.TIMEWAIT_EXIT, 0));
+        s = r.reach(ActivePhase.RELEASING, s, new Input.Quiesced(Input.Resource.QP));
+        r.reach(ActivePhase.CLOSED, s, new Input.Quiesced(Input.Resource.CQ));
+        return new Entry<>(m, r.inPhaseOrder(),
                 "Active RC id: Connect, then (IDLE) -> RESOLVING_ADDR (ADDR_ERROR from there for BACKOFF) -> "
                         + "RESOLVING_ROUTE -> CONNECTING -> ESTABLISHED -> Close -> DISCONNECTING -> DISCONNECTED -> "
                         + "TIMEWAIT -> TIMEWAIT_EXIT -> DRAINING -> Quiesced(QP) -> RELEASING -> Quiesced(CQ) -> CLOSED");
@@ -102,24 +93,17 @@ public final class Catalog {
 
     public static Entry<PassivePhase, PassiveState> passive() {
         PassiveConnectionMachine m = new PassiveConnectionMachine(connectionPolicy());
-        Map<PassivePhase, PassiveState> r = new LinkedHashMap<>();
-        PassiveState s = m.open().next();
-        r.put(PassivePhase.REQUEST_RECEIVED, s);
-        s = m.step(s, new Command.Accept(1, PrivateData.encode(MessageKind.ACCEPT, new byte[] {1}))).next();
-        r.put(PassivePhase.ACCEPTING, s);
-        s = m.step(s, cm(CmEventType.ESTABLISHED, 0)).next();
-        r.put(PassivePhase.ESTABLISHED, s);
-        s = m.step(s, new Command.Close(2)).next();
-        r.put(PassivePhase.DISCONNECTING, s);
-        s = m.step(s, cm(CmEventType.DISCONNECTED, 0)).next();
-        r.put(PassivePhase.TIMEWAIT, s);
-        s = m.step(s, cm(CmEventType.TIMEWAIT_EXIT, 0)).next();
-        r.put(PassivePhase.DRAINING, s);
-        s = m.step(s, new Input.Quiesced(Input.Resource.QP)).next();
-        r.put(PassivePhase.RELEASING, s);
-        s = m.step(s, new Input.Quiesced(Input.Resource.CQ)).next();
-        r.put(PassivePhase.CLOSED, s);
-        return new Entry<>(m, ordered(PassivePhase.class, r),
+        Representatives<PassivePhase, PassiveState> r = new Representatives<>(m);
+        PassiveState s = r.file(PassivePhase.REQUEST_RECEIVED, m.open().next());
+        s = r.reach(PassivePhase.ACCEPTING, s,
+                new Command.Accept(1, PrivateData.encode(MessageKind.ACCEPT, new byte[] {1})));
+        s = r.reach(PassivePhase.ESTABLISHED, s, cm(CmEventType.ESTABLISHED, 0));
+        s = r.reach(PassivePhase.DISCONNECTING, s, new Command.Close(2));
+        s = r.reach(PassivePhase.TIMEWAIT, s, cm(CmEventType.DISCONNECTED, 0));
+        s = r.reach(PassivePhase.DRAINING, s, cm(CmEventType.TIMEWAIT_EXIT, 0));
+        s = r.reach(PassivePhase.RELEASING, s, new Input.Quiesced(Input.Resource.QP));
+        r.reach(PassivePhase.CLOSED, s, new Input.Quiesced(Input.Resource.CQ));
+        return new Entry<>(m, r.inPhaseOrder(),
                 "Passive RC id: open() -> REQUEST_RECEIVED -> Accept -> ACCEPTING -> ESTABLISHED -> Close -> "
                         + "DISCONNECTING -> DISCONNECTED -> TIMEWAIT -> TIMEWAIT_EXIT -> DRAINING -> Quiesced(QP) -> "
                         + "RELEASING -> Quiesced(CQ) -> CLOSED");
@@ -127,42 +111,68 @@ public final class Catalog {
 
     public static Entry<ListenerPhase, ListenerState> listener() {
         ListenerMachine m = new ListenerMachine(ListenerPolicy.defaults());
-        Map<ListenerPhase, ListenerState> r = new LinkedHashMap<>();
-        ListenerState s = m.step(ListenerState.listening(), cm(CmEventType.CONNECT_REQUEST, 0)).next();
-        r.put(ListenerPhase.LISTENING, s);
-        r.put(ListenerPhase.RELISTEN_BACKOFF, m.step(s, cm(CmEventType.ADDR_CHANGE, 0)).next());
-        r.put(ListenerPhase.CLOSED, m.step(s, new Command.Close(2)).next());
-        return new Entry<>(m, ordered(ListenerPhase.class, r),
+        Representatives<ListenerPhase, ListenerState> r = new Representatives<>(m);
+        ListenerState s = r.reach(ListenerPhase.LISTENING, ListenerState.listening(), cm(CmEventType.CONNECT_REQUEST, 0));
+        r.reach(ListenerPhase.RELISTEN_BACKOFF, s, cm(CmEventType.ADDR_CHANGE, 0));
+        r.reach(ListenerPhase.CLOSED, s, new Command.Close(2));
+        return new Entry<>(m, r.inPhaseOrder(),
                 "Listener: LISTENING with one offered request pending; ADDR_CHANGE -> RELISTEN_BACKOFF (request "
                         + "still pending); Close -> CLOSED");
     }
 
     public static Entry<UdPhase, UdState> ud() {
         UdMachine m = new UdMachine(connectionPolicy().withSidr(true));
-        Map<UdPhase, UdState> r = new LinkedHashMap<>();
-        UdState s = UdState.initial();
-        r.put(UdPhase.IDLE, s);
-        r.put(UdPhase.REQUEST_RECEIVED, m.openRequest().next());
-        s = m.step(s, new Command.Connect(1, PrivateData.encode(MessageKind.SIDR_REQUEST, new byte[] {1}))).next();
-        r.put(UdPhase.RESOLVING_ADDR, s);
-        r.put(UdPhase.BACKOFF, m.step(s, cm(CmEventType.ADDR_ERROR, -110)).next());
-        s = m.step(s, cm(CmEventType.ADDR_RESOLVED, 0)).next();
-        r.put(UdPhase.RESOLVING_ROUTE, s);
-        s = m.step(s, cm(CmEventType.ROUTE_RESOLVED, 0)).next();
-        r.put(UdPhase.SIDR_QUERY, s);
+        Representatives<UdPhase, UdState> r = new Representatives<>(m);
+        UdState s = r.file(UdPhase.IDLE, UdState.initial());
+        r.file(UdPhase.REQUEST_RECEIVED, m.openRequest().next());
+        s = r.reach(UdPhase.RESOLVING_ADDR, s,
+                new Command.Connect(1, PrivateData.encode(MessageKind.SIDR_REQUEST, new byte[] {1})));
+        r.reach(UdPhase.BACKOFF, s, cm(CmEventType.ADDR_ERROR, -110));
+        s = r.reach(UdPhase.RESOLVING_ROUTE, s, cm(CmEventType.ADDR_RESOLVED, 0));
+        s = r.reach(UdPhase.SIDR_QUERY, s, cm(CmEventType.ROUTE_RESOLVED, 0));
         s = m.step(s, cm(CmEventType.ESTABLISHED, 0)).next();
-        s = m.step(s, new Command.JoinMulticast(3, GROUP)).next();
-        r.put(UdPhase.READY, s);
-        s = m.step(s, new Command.Close(4)).next();
-        r.put(UdPhase.DRAINING, s);
-        s = m.step(s, new Input.Quiesced(Input.Resource.QP)).next();
-        r.put(UdPhase.RELEASING, s);
-        s = m.step(s, new Input.Quiesced(Input.Resource.CQ)).next();
-        r.put(UdPhase.CLOSED, s);
-        return new Entry<>(m, ordered(UdPhase.class, r),
+        s = r.reach(UdPhase.READY, s, new Command.JoinMulticast(3, GROUP));
+        s = r.reach(UdPhase.DRAINING, s, new Command.Close(4));
+        s = r.reach(UdPhase.RELEASING, s, new Input.Quiesced(Input.Resource.QP));
+        r.reach(UdPhase.CLOSED, s, new Input.Quiesced(Input.Resource.CQ));
+        return new Entry<>(m, r.inPhaseOrder(),
                 "UD id with SIDR: IDLE -> Connect -> RESOLVING_ADDR (ADDR_ERROR for BACKOFF) -> RESOLVING_ROUTE -> "
                         + "SIDR_QUERY -> ESTABLISHED, Join(" + GROUP + ") -> READY (join pending) -> Close -> DRAINING -> "
                         + "Quiesced(QP) -> RELEASING -> Quiesced(CQ) -> CLOSED; openRequest() -> REQUEST_RECEIVED");
+    }
+
+    /**
+     * One representative state per phase, each filed under the phase it must be in and checked to
+     * be in it: if a machine's path ever changes, building the catalog fails instead of filing a
+     * state of another phase as a representative (which regenerated docs would then show).
+     */
+    private static final class Representatives<P extends Enum<P> & Phase, S extends MachineState<P>> {
+        private final CmIdMachine<P, S> machine;
+        private final Map<P, S> byPhase = new LinkedHashMap<>();
+
+        Representatives(CmIdMachine<P, S> machine) {
+            this.machine = machine;
+        }
+
+        /** Steps the machine from {@code from} with {@code input}; the result must be in {@code expected}. */
+        S reach(P expected, S from, Input input) {
+            return file(expected, machine.step(from, input).next());
+        }
+
+        S file(P expected, S state) {
+            if (state.phase() != expected) {
+                throw new IllegalStateException(machine.name() + ": the path to " + expected + " reached "
+                        + state.phase() + " instead");
+            }
+            if (byPhase.putIfAbsent(expected, state) != null) {
+                throw new IllegalStateException(machine.name() + ": two representatives for " + expected);
+            }
+            return state;
+        }
+
+        Map<P, S> inPhaseOrder() {
+            return ordered(machine.phaseType(), byPhase);
+        }
     }
 
     private static <P extends Enum<P> & Phase, S> Map<P, S> ordered(Class<P> type, Map<P, S> byPhase) {
