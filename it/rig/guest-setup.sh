@@ -7,6 +7,8 @@ set -u
 OUT="$1"
 # shellcheck source=/dev/null
 source "${OUT}/job.env"
+# shellcheck source=resources.sh
+source "$(dirname "${BASH_SOURCE[0]}")/resources.sh"
 # COLUMNS: the console launcher otherwise asks stty for a width the serial console lacks.
 export COLUMNS=120 HOME=/tmp/home PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8
 mkdir -p "${HOME}"
@@ -38,7 +40,7 @@ until timeout 10 rdma link show rxe0/1 2>/dev/null | grep -q 'state ACTIVE'; do
   sleep 0.5
 done
 [[ -e /dev/infiniband/rdma_cm ]] || setup_failed "/dev/infiniband/rdma_cm missing: $(ls -l /dev/infiniband 2>&1)"
-timeout 30 rdma resource show > "${OUT}/rdma-resting.txt" || setup_failed "rdma resource show failed"
+rig_snapshot_resting "${OUT}" || setup_failed "rdma resource show failed"
 say "ready: rxe0 on veth0 ($(timeout 10 rdma link show rxe0/1)); resting: $(tr '\n' ' ' < "${OUT}/rdma-resting.txt")"
 
 cd "${JOB_CWD}" || setup_failed "cannot cd to ${JOB_CWD}"
@@ -46,12 +48,6 @@ export RDMACM4J_RESTING_FILE="${OUT}/rdma-resting.txt" RDMACM4J_OUT="${OUT}"
 timeout -k 10 "${JOB_TIMEOUT}" bash "${OUT}/job.sh"
 status=$?
 (( status == 124 || status == 137 )) && say "job killed at its deadline of ${JOB_TIMEOUT} s"
-# The kernel releases a finished process's objects asynchronously: give it 15 s to get back
-# to the resting counts before recording what the job left behind.
-settle=$((SECONDS + 15))
-while timeout 30 rdma resource show > "${OUT}/rdma-after.txt" 2>&1 \
-      && ! cmp -s "${OUT}/rdma-after.txt" "${OUT}/rdma-resting.txt" && (( SECONDS < settle )); do
-  sleep 0.5
-done
+rig_snapshot_after "${OUT}"
 say "job exited with ${status}"
 echo "${status}" > "${OUT}/exit-status"

@@ -17,6 +17,8 @@ rigdir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "${rigdir}/../.." && pwd)
 # shellcheck source=kernel.sh
 source "${rigdir}/kernel.sh"
+# shellcheck source=resources.sh
+source "${rigdir}/resources.sh"
 
 timeout_s=900
 out=""
@@ -46,11 +48,13 @@ rm -f "${out}/exit-status" "${out}/console.log"
 if [[ "${RDMACM4J_IT_MODE:-guest}" == host ]]; then
   # A machine with its own RDMA: same job, same resting snapshot, no guest.
   command -v rdma >/dev/null || rig_die "RDMACM4J_IT_MODE=host needs the 'rdma' tool (apt-get install iproute2)"
-  timeout 30 rdma resource show > "${out}/rdma-resting.txt" || rig_die "rdma resource show failed: does this machine have RDMA?"
+  rig_snapshot_resting "${out}" || rig_die "rdma resource show failed: does this machine have RDMA?"
   echo "rig: host mode: running on this machine's RDMA ($(tr '\n' ' ' < "${out}/rdma-resting.txt"))" >&2
   set +e
   RDMACM4J_RESTING_FILE="${out}/rdma-resting.txt" RDMACM4J_OUT="${out}" timeout -k 10 "${timeout_s}" bash "${out}/job.sh"
-  exit $?
+  status=$?
+  rig_snapshot_after "${out}"
+  exit "${status}"
 fi
 
 "${repo}/scripts/ensure-host-packages.sh"

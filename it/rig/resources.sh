@@ -1,0 +1,17 @@
+# Sourced by guest-setup.sh (inside the guest) and by guest.sh (host mode): the
+# `rdma resource show` snapshots that run-it.sh's suite-level leak check compares.
+
+# Before the job: the resting counts. Returns non-zero if the tool fails.
+rig_snapshot_resting() {
+  timeout 30 rdma resource show > "$1/rdma-resting.txt"
+}
+
+# After the job: the kernel releases a finished process's objects asynchronously, so give it up
+# to 15 s to get back to the resting counts before recording what the job left behind.
+rig_snapshot_after() {
+  local out="$1" settle=$((SECONDS + 15))
+  while timeout 30 rdma resource show > "${out}/rdma-after.txt" 2>&1 \
+        && ! cmp -s "${out}/rdma-after.txt" "${out}/rdma-resting.txt" && (( SECONDS < settle )); do
+    sleep 0.5
+  done
+}
