@@ -15,19 +15,35 @@ rig_kernel_package() {
     echo "${RDMACM4J_KERNEL_PACKAGE}"; return
   fi
   local pkg
-  pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[^ ]*-amd64\)$/\1/p' | grep -v cloud | head -n 1)
-  if [[ -z "${pkg}" ]]; then
-    apt-get update -qq >&2 || true
-    pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[^ ]*-amd64\)$/\1/p' | grep -v cloud | head -n 1)
-  fi
-  [[ -n "${pkg}" ]] || rig_die "cannot discover Debian's kernel: 'apt-cache depends linux-image-amd64' names no linux-image-*-amd64 package"
+  pkg=$(rig_apt_retry rig_discover_kernel_package) \
+    || rig_die "cannot discover Debian's kernel: 'apt-cache depends linux-image-amd64' names no linux-image-*-amd64 package"
   echo "${pkg}"
+}
+
+rig_discover_kernel_package() {
+  local pkg
+  pkg=$(apt-cache depends linux-image-amd64 2>/dev/null \
+        | sed -n 's/^ *Depends: \(linux-image-[^ ]*-amd64\)$/\1/p' | grep -v cloud | head -n 1)
+  [[ -n "${pkg}" ]] && echo "${pkg}"
+}
+
+# Runs an apt step; if it fails, refreshes the package lists once and runs it again (a new
+# machine's lists may be missing, or older than the archive they name).
+rig_apt_retry() {
+  "$@" && return 0
+  apt-get update -qq >&2 || true
+  "$@"
 }
 
 rig_prepare_kernel() {
   local cache="${RDMACM4J_CACHE:-${HOME}/.cache/rdmacm4j}" pkg deb
   pkg=$(rig_kernel_package)
   [[ "${pkg}" == *cloud* ]] && rig_die "${pkg} is a cloud kernel: it has no rdma_rxe.ko; use the full amd64 flavour"
+  # The guest mounts its own tmpfs over /tmp and /run, so a cache there would be invisible to
+  # the guest's modprobe.
+  case "$(realpath -m "${cache}")/" in
+    /tmp/*|/run/*) rig_die "the kernel cache ${cache} is under /tmp or /run, which the guest cannot see; set RDMACM4J_CACHE elsewhere" ;;
+  esac
   RIG_KTREE="${cache}/kernel/${pkg}"
   mkdir -p "${cache}/kernel"
   # Several rigs may start at once (a developer and a helper): one prepares, the others wait.
@@ -35,13 +51,11 @@ rig_prepare_kernel() {
   flock -w 600 "${lock}" || rig_die "timed out waiting for the kernel cache lock ${cache}/kernel/.lock"
   if [[ ! -f "${RIG_KTREE}/.complete" ]]; then
     echo "rig: fetching kernel package ${pkg} into ${cache}/kernel" >&2
-    rm -rf "${RIG_KTREE}" "${cache}/kernel/download"
+    # An interrupted earlier run may have left a half-unpacked tree: start from nothing.
+    rm -rf "${RIG_KTREE}" "${RIG_KTREE}.partial" "${cache}/kernel/download"
     mkdir -p "${cache}/kernel/download"
-    if ! (cd "${cache}/kernel/download" && apt-get -o APT::Sandbox::User=root download "${pkg}" >&2); then
-      apt-get update -qq >&2 || true
-      (cd "${cache}/kernel/download" && apt-get -o APT::Sandbox::User=root download "${pkg}" >&2) \
-        || rig_die "cannot download kernel package '${pkg}' with apt-get download (is it a real package? 'apt-cache policy ${pkg}')"
-    fi
+    (cd "${cache}/kernel/download" && rig_apt_retry apt-get -o APT::Sandbox::User=root download "${pkg}" >&2) \
+      || rig_die "cannot download kernel package '${pkg}' with apt-get download (is it a real package? 'apt-cache policy ${pkg}')"
     deb=$(ls "${cache}/kernel/download"/*.deb 2>/dev/null | head -n 1)
     [[ -n "${deb}" ]] || rig_die "apt-get download ${pkg} produced no .deb"
     mkdir -p "${RIG_KTREE}.partial"
