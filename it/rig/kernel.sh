@@ -40,10 +40,13 @@ rig_prepare_kernel() {
   pkg=$(rig_kernel_package)
   [[ "${pkg}" == *cloud* ]] && rig_die "${pkg} is a cloud kernel: it has no rdma_rxe.ko; use the full amd64 flavour"
   # The guest mounts its own tmpfs over /tmp and /run, so a cache there would be invisible to
-  # the guest's modprobe.
-  case "$(realpath -m "${cache}")/" in
-    /tmp/*|/run/*) rig_die "the kernel cache ${cache} is under /tmp or /run, which the guest cannot see; set RDMACM4J_CACHE elsewhere" ;;
-  esac
+  # the guest's modprobe, unless it lies inside the checkout, which the guest gets as a share.
+  local real repo
+  real="$(realpath -m "${cache}")/"
+  repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/"
+  if [[ "${real}" == /tmp/* || "${real}" == /run/* ]] && [[ "${real}" != "${repo}"* ]]; then
+    rig_die "the kernel cache ${cache} is under /tmp or /run, which the guest cannot see; set RDMACM4J_CACHE elsewhere"
+  fi
   RIG_KTREE="${cache}/kernel/${pkg}"
   mkdir -p "${cache}/kernel"
   # Several rigs may start at once (a developer and a helper): one prepares, the others wait.
