@@ -80,6 +80,14 @@ class LayoutConformanceTest {
         c.put("POLLIN", (long) Libc.POLLIN);
         c.put("EINTR", (long) Libc.EINTR);
         c.put("EAGAIN", (long) Libc.EAGAIN);
+        c.put("EPOLLIN", (long) SysLib.EPOLLIN);
+        c.put("EPOLLERR", (long) SysLib.EPOLLERR);
+        c.put("EPOLLHUP", (long) SysLib.EPOLLHUP);
+        c.put("EPOLL_CTL_ADD", (long) SysLib.EPOLL_CTL_ADD);
+        c.put("EPOLL_CTL_DEL", (long) SysLib.EPOLL_CTL_DEL);
+        c.put("EPOLL_CLOEXEC", (long) SysLib.EPOLL_CLOEXEC);
+        c.put("EFD_NONBLOCK", (long) SysLib.EFD_NONBLOCK);
+        c.put("EFD_CLOEXEC", (long) SysLib.EFD_CLOEXEC);
         ErrnoNames.all().forEach((n, name) -> c.put(name, (long) n));
         return c;
     }
@@ -105,6 +113,7 @@ class LayoutConformanceTest {
     static List<CStruct> structs() {
         List<CStruct> all = new ArrayList<>(Layouts.all());
         all.add(Libc.POLLFD);
+        all.add(SysLib.EPOLL_EVENT);
         return all;
     }
 
@@ -120,6 +129,8 @@ class LayoutConformanceTest {
                 #include <stddef.h>
                 #include <stdint.h>
                 #include <stdio.h>
+                #include <sys/epoll.h>
+                #include <sys/eventfd.h>
                 #include <sys/socket.h>
                 #include <netinet/in.h>
                 #include <infiniband/verbs.h>
