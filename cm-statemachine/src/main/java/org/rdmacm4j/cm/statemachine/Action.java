@@ -9,9 +9,15 @@ import java.util.Objects;
  *   <li>Actions run in order. A {@link NativeCall} may fail: the core then skips the rest of the
  *       list and feeds {@link Input.CallFailed} before any other input. The machines therefore put
  *       every fallible call after every action that must not be lost (acks, futures, timers).</li>
+ *   <li>If a step contained at least one {@link NativeCall} and none failed, the core feeds
+ *       {@link Input.CallsSucceeded} before any other input to that id.</li>
  *   <li>All other actions cannot fail from the machine's point of view (a failing destroy is
  *       logged by the core and the teardown goes on), and a destroy of an object that does not
  *       exist is a no-op.</li>
+ *   <li>{@link AckCmEvent} and {@link AckAsyncEvent} are bookkeeping: the verbs layer
+ *       ({@code CmEventChannel.getEvent}, {@code DeviceContext.getAsyncEvent}) copies every native
+ *       event and acks it at once, so the core makes <em>no</em> native call for them. They only
+ *       record that the input's event was consumed.</li>
  * </ul>
  */
 public sealed interface Action {
@@ -19,10 +25,18 @@ public sealed interface Action {
     /** Native calls whose failure changes what the machine does next. */
     sealed interface NativeCall extends Action { }
 
-    /** {@code rdma_ack_cm_event} for the event with this sequence number. */
+    /**
+     * Bookkeeping: the CM event with this sequence number was consumed by this step. It was already
+     * acked ({@code rdma_ack_cm_event}) by the verbs layer when it was copied; the core makes no
+     * native call and must not ack it again. Exactly one per CmEvent input, first in the list.
+     */
     record AckCmEvent(long seq) implements Action { }
 
-    /** {@code ibv_ack_async_event} for the async event with this sequence number. */
+    /**
+     * Bookkeeping: the async event with this sequence number was consumed by this step. It was
+     * already acked ({@code ibv_ack_async_event}) by the verbs layer when it was copied; the core
+     * makes no native call. Exactly one per AsyncEvent input, first in the list.
+     */
     record AckAsyncEvent(long seq) implements Action { }
 
     /** {@code rdma_create_id} (a fresh id for a retry after REJECTED: an id that was rejected cannot connect again). */
@@ -63,7 +77,11 @@ public sealed interface Action {
     /** Listener: destroy nothing, create a fresh id, bind it to the listener's address, listen. */
     record Relisten() implements NativeCall { }
 
-    /** {@code rdma_reject} (IB: consumer reject, status 28, with this payload). */
+    /**
+     * {@code rdma_reject} (IB: consumer reject, status 28, with these bytes; iWARP: MPA reject).
+     * The bytes are already framed: an application reject ({@code 0xA1} framing) or a system reject
+     * the library sends itself ({@link org.rdmacm4j.cm.statemachine.privatedata.SystemReject}).
+     */
     record Reject(Bytes privateData) implements Action {
         public Reject {
             Objects.requireNonNull(privateData, "privateData");
@@ -94,6 +112,19 @@ public sealed interface Action {
     /** {@code rdma_destroy_id}. Only when every CM event of the id has been acked (it blocks otherwise). */
     record DestroyId() implements Action { }
 
+    /**
+     * Give up on the id without destroying it: the core forgets the id and every native object it
+     * still owns (QP, CQ, completion channel), destroys none of them, and logs {@code why}. Used
+     * only where a destroy would block the dispatcher (iWARP: {@code iw_cm_disconnect} and
+     * {@code rdma_destroy_id} wait for an MPA reply that did not come before its deadline). It
+     * replaces every later destroy of that id; the id reaches its terminal phase in the same step.
+     */
+    record LeakId(String why) implements Action {
+        public LeakId {
+            Objects.requireNonNull(why, "why");
+        }
+    }
+
     /** {@code rdma_leave_multicast}. */
     record LeaveMulticast(String group) implements Action {
         public LeaveMulticast {
@@ -108,12 +139,25 @@ public sealed interface Action {
         }
     }
 
-    /** Listener: the request arrived while the listener is gone; reject and destroy the new id. */
-    record RefuseRequest(Input.CmEvent request) implements Action {
+    /**
+     * Listener: do not offer this request; {@code rdma_reject} the new id with {@code rejectData}
+     * (a system reject: busy under backpressure or while re-listening, listener closed after close)
+     * and destroy it. No machine is created for it and no RequestSettled follows.
+     */
+    record RefuseRequest(Input.CmEvent request, Bytes rejectData) implements Action {
         public RefuseRequest {
             Objects.requireNonNull(request, "request");
+            Objects.requireNonNull(rejectData, "rejectData");
         }
     }
+
+    /**
+     * Passive or UD-server machine (created from an OfferRequest): the request has left
+     * REQUEST_RECEIVED (accepted, rejected, expired, abandoned by the peer, closed, device gone).
+     * Emitted exactly once per request machine. Not a native call: the core feeds
+     * {@link Input.RequestSettled} to the listener that offered the request.
+     */
+    record SettleRequest() implements Action { }
 
     /** Arm (or re-arm) timer {@code kind}; its expiry comes back as TimerExpired(kind, generation). */
     record ArmTimer(TimerKind kind, long generation, long delayNanos) implements Action {

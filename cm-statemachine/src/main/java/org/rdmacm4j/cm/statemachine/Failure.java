@@ -38,6 +38,18 @@ public sealed interface Failure {
     /** The application cancelled. */
     record Cancelled() implements Failure { }
 
+    /**
+     * A connection request died before the application decided: the peer gave up (REJECTED,
+     * UNREACHABLE, CONNECT_ERROR or DISCONNECTED in REQUEST_RECEIVED), the decision deadline passed
+     * (the library rejected it), or the device went away. A later accept/reject/close of that
+     * request fails with this same value.
+     */
+    record Expired(String why) implements Failure {
+        public Expired {
+            Objects.requireNonNull(why, "why");
+        }
+    }
+
     /** The id was closed (or aborted) before the operation finished. */
     record Closed() implements Failure { }
 

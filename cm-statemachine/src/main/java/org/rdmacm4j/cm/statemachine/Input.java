@@ -12,7 +12,8 @@ public sealed interface Input {
 
     /**
      * A copied {@code struct rdma_cm_event}. {@code seq} is the dispatcher's number for the native
-     * event; the machine answers it with exactly one {@link Action.AckCmEvent}.
+     * event. The verbs layer acked the native event when it copied it; the machine still answers the
+     * input with exactly one {@link Action.AckCmEvent}, which is bookkeeping only (no native call).
      */
     record CmEvent(long seq, CmEventType type, int status, EventParams params) implements Input {
         public CmEvent {
@@ -27,7 +28,8 @@ public sealed interface Input {
 
     /**
      * A copied {@code struct ibv_async_event} routed to this id (its QP/CQ/SRQ, or the port/device it
-     * is bound to). Answered with exactly one {@link Action.AckAsyncEvent}.
+     * is bound to), already acked by the verbs layer when it was copied. Answered with exactly one
+     * {@link Action.AckAsyncEvent} (bookkeeping only, no native call).
      */
     record AsyncEvent(long seq, AsyncEventType type, int portNum) implements Input {
         public AsyncEvent {
@@ -65,9 +67,20 @@ public sealed interface Input {
 
     /**
      * Listener only: a request it offered has left REQUEST_RECEIVED (accepted, rejected, timed out or
-     * abandoned by the peer). Lets the listener bound the requests the application has not decided.
+     * abandoned by the peer). The core feeds it to the listener that offered the request when the
+     * request's own machine emits {@link Action.SettleRequest}; it never infers it from phases. Lets
+     * the listener bound the requests the application has not decided.
      */
     record RequestSettled() implements Input { }
+
+    /**
+     * Every fallible call of the previous step succeeded. The core feeds it to an id right after a
+     * step whose action list contained at least one {@link Action.NativeCall} and none failed, before
+     * any other input to that id (it is the success twin of {@link CallFailed}). Machines use it to
+     * complete a future that depends on those calls (a multicast-only UD connect after its CreateQp,
+     * a SIDR accept after its Accept); in every other (phase) it is silently ignored, never logged.
+     */
+    record CallsSucceeded() implements Input { }
 
     /** Resources whose quiescence gates a destroy step. */
     enum Resource { QP, CQ }

@@ -13,6 +13,7 @@ public final class Inputs {
             case Input.TimerExpired t -> "TIMER " + t.kind();
             case Input.Quiesced q -> "QUIESCED " + q.resource();
             case Input.RequestSettled r -> "REQUEST SETTLED";
+            case Input.CallsSucceeded s -> "CALLS SUCCEEDED";
             case Input.CallFailed f -> "FAILED " + f.call().getClass().getSimpleName();
             case Input.Command c -> "CMD " + c.getClass().getSimpleName();
         };

@@ -25,6 +25,16 @@ public sealed interface Notice {
 
     record AddressChanged() implements Notice { }
 
+    /**
+     * A connection request expired before the application decided (see {@link Failure.Expired});
+     * the core routes it to the application's ConnectionRequest, not to a connection handler.
+     */
+    record RequestExpired(Failure.Expired failure) implements Notice {
+        public RequestExpired {
+            Objects.requireNonNull(failure, "failure");
+        }
+    }
+
     record DeviceRemoved() implements Notice { }
 
     /** A multicast group was re-joined after MULTICAST_ERROR. */

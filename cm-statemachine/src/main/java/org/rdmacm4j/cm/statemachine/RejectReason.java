@@ -2,6 +2,7 @@ package org.rdmacm4j.cm.statemachine;
 
 import java.util.Objects;
 import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
+import org.rdmacm4j.cm.statemachine.privatedata.SystemReject;
 
 /**
  * Why a peer (or the fabric) refused a connection, decoded from the REJECTED event's status, the
@@ -21,6 +22,10 @@ public sealed interface RejectReason {
     int IB_CONSUMER_DEFINED = 28;
     /** -ECONNREFUSED, as delivered by iWARP. */
     int NEG_ECONNREFUSED = -111;
+    /** -ECONNRESET: siw reports an MPA reject (the peer called rdma_reject) this way. */
+    int NEG_ECONNRESET = -104;
+    /** ECONNREFUSED as a synchronous errno of rdma_connect (siw: nobody listens on the port). */
+    int ECONNREFUSED = 111;
 
     /** The peer application rejected; {@code payload} is what it passed to rdma_reject. */
     record ConsumerReject(PrivateData.Received payload) implements RejectReason {
@@ -30,6 +35,16 @@ public sealed interface RejectReason {
     }
 
     record NoListener() implements RejectReason { }
+
+    /** An rdmacm4j listener is overloaded or re-listening: "busy, retry later" ({@link SystemReject#BUSY}). */
+    record Busy() implements RejectReason { }
+
+    /** An rdmacm4j listener refused the request itself, for a reason that is not worth a retry. */
+    record Refused(SystemReject code) implements RejectReason {
+        public Refused {
+            Objects.requireNonNull(code, "code");
+        }
+    }
 
     record StaleConnection() implements RejectReason { }
 
@@ -48,20 +63,33 @@ public sealed interface RejectReason {
         }
     }
 
-    /** Decodes a REJECTED event. Never throws: status and data come from the network. */
+    /**
+     * Decodes a REJECTED event. Never throws: status and data come from the network. A consumer
+     * reject (IB 28; iWARP -ECONNREFUSED with a header, or -ECONNRESET, which is how siw reports an
+     * MPA reject) carrying a {@link SystemReject} becomes {@link Busy} or {@link Refused}.
+     */
     static RejectReason decode(Transport transport, int status, Bytes privateData) {
         PrivateData.Received data = PrivateData.decode(privateData);
+        java.util.Optional<SystemReject> system = PrivateData.decodeSystemReject(privateData);
         return switch (transport) {
             case INFINIBAND, ROCE -> switch (status) {
-                case IB_CONSUMER_DEFINED -> new ConsumerReject(data);
+                case IB_CONSUMER_DEFINED -> consumer(system, data);
                 case IB_INVALID_SERVICE_ID -> new NoListener();
                 case IB_STALE_CONN -> new StaleConnection();
                 case IB_TIMEOUT -> new Timeout();
                 default -> new Other(status, data);
             };
-            case IWARP -> status == NEG_ECONNREFUSED
-                    ? (data.framed() ? new ConsumerReject(data) : new IwarpRefused(data))
-                    : new Other(status, data);
+            case IWARP -> switch (status) {
+                case NEG_ECONNREFUSED -> system.isPresent() || data.framed()
+                        ? consumer(system, data) : new IwarpRefused(data);
+                case NEG_ECONNRESET -> consumer(system, data);
+                default -> new Other(status, data);
+            };
         };
+    }
+
+    private static RejectReason consumer(java.util.Optional<SystemReject> system, PrivateData.Received data) {
+        return system.<RejectReason>map(code -> code == SystemReject.BUSY ? new Busy() : new Refused(code))
+                .orElseGet(() -> new ConsumerReject(data));
     }
 }

@@ -12,10 +12,13 @@ import java.util.Objects;
  * (initial * multiplier^(attempt-1), capped): the machine is pure and has no random source.
  *
  * @param maxAttempts retries allowed per connect (0 = never retry); the connect deadline still bounds them
+ * @param onNoListener REJECTED 8, iWARP ECONNREFUSED without a header, or a synchronous ECONNREFUSED
+ *                     from rdma_connect (siw)
+ * @param onBusy      an rdmacm4j listener answered "busy, retry later" ({@link RejectReason.Busy})
  */
 public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration maxBackoff, int multiplier,
                           boolean onAddrError, boolean onRouteError, boolean onNoListener,
-                          boolean onStaleConnection) {
+                          boolean onStaleConnection, boolean onBusy) {
     public RetryPolicy {
         if (maxAttempts < 0) {
             throw new IllegalArgumentException("maxAttempts must be >= 0, was " + maxAttempts);
@@ -31,13 +34,20 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
         }
     }
 
+    /** The policy with {@code onBusy} equal to {@code onNoListener} (the form before busy rejects existed). */
+    public RetryPolicy(int maxAttempts, Duration initialBackoff, Duration maxBackoff, int multiplier,
+                       boolean onAddrError, boolean onRouteError, boolean onNoListener, boolean onStaleConnection) {
+        this(maxAttempts, initialBackoff, maxBackoff, multiplier, onAddrError, onRouteError, onNoListener,
+                onStaleConnection, onNoListener);
+    }
+
     /** 5 retries, 10 ms doubling to 1 s, every retryable cause on (SPDK's stale retry is 5 x 10 ms). */
     public static RetryPolicy defaults() {
-        return new RetryPolicy(5, Duration.ofMillis(10), Duration.ofSeconds(1), 2, true, true, true, true);
+        return new RetryPolicy(5, Duration.ofMillis(10), Duration.ofSeconds(1), 2, true, true, true, true, true);
     }
 
     public static RetryPolicy never() {
-        return new RetryPolicy(0, Duration.ZERO, Duration.ZERO, 1, false, false, false, false);
+        return new RetryPolicy(0, Duration.ZERO, Duration.ZERO, 1, false, false, false, false, false);
     }
 
     /** Delay before retry number {@code attempt} (1-based). */
@@ -56,6 +66,8 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
             case RejectReason.NoListener n -> onNoListener;
             case RejectReason.IwarpRefused r -> onNoListener;
             case RejectReason.StaleConnection s -> onStaleConnection;
+            case RejectReason.Busy b -> onBusy;
+            case RejectReason.Refused r -> false;
             case RejectReason.ConsumerReject c -> false;
             case RejectReason.Timeout t -> false;
             case RejectReason.Other o -> false;

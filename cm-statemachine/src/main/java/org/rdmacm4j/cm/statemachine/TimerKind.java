@@ -19,5 +19,12 @@ public enum TimerKind {
     /** From QuiesceCq to Quiesced(CQ). */
     QUIESCE_DEADLINE,
     /** Listener: wait before re-creating the listening id. */
-    RELISTEN_BACKOFF
+    RELISTEN_BACKOFF,
+    /**
+     * iWARP: the connect was abandoned (close, abort, cancel, connect deadline) while rdma_connect
+     * awaits its MPA reply; iw_cm_disconnect and rdma_destroy_id would block until then, so the
+     * teardown waits (bounded by {@link Deadlines#connect()}) for the result event. Past it the id
+     * is leaked ({@link Action.LeakId}).
+     */
+    CONNECT_RESULT_DEADLINE
 }

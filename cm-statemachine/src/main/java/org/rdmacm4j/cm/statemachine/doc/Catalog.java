@@ -94,7 +94,7 @@ public final class Catalog {
     public static Entry<PassivePhase, PassiveState> passive() {
         PassiveConnectionMachine m = new PassiveConnectionMachine(connectionPolicy());
         Representatives<PassivePhase, PassiveState> r = new Representatives<>(m);
-        PassiveState s = r.file(PassivePhase.REQUEST_RECEIVED, m.open().next());
+        PassiveState s = r.file(PassivePhase.REQUEST_RECEIVED, m.open(request(), deviceLimits()).next());
         s = r.reach(PassivePhase.ACCEPTING, s,
                 new Command.Accept(1, PrivateData.encode(MessageKind.ACCEPT, new byte[] {1})));
         s = r.reach(PassivePhase.ESTABLISHED, s, cm(CmEventType.ESTABLISHED, 0));
@@ -104,7 +104,7 @@ public final class Catalog {
         s = r.reach(PassivePhase.RELEASING, s, new Input.Quiesced(Input.Resource.QP));
         r.reach(PassivePhase.CLOSED, s, new Input.Quiesced(Input.Resource.CQ));
         return new Entry<>(m, r.inPhaseOrder(),
-                "Passive RC id: open() -> REQUEST_RECEIVED -> Accept -> ACCEPTING -> ESTABLISHED -> Close -> "
+                "Passive RC id: open(request) -> REQUEST_RECEIVED -> Accept -> ACCEPTING -> ESTABLISHED -> Close -> "
                         + "DISCONNECTING -> DISCONNECTED -> TIMEWAIT -> TIMEWAIT_EXIT -> DRAINING -> Quiesced(QP) -> "
                         + "RELEASING -> Quiesced(CQ) -> CLOSED");
     }
@@ -124,7 +124,7 @@ public final class Catalog {
         UdMachine m = new UdMachine(connectionPolicy().withSidr(true));
         Representatives<UdPhase, UdState> r = new Representatives<>(m);
         UdState s = r.file(UdPhase.IDLE, UdState.initial());
-        r.file(UdPhase.REQUEST_RECEIVED, m.openRequest().next());
+        r.file(UdPhase.REQUEST_RECEIVED, m.openRequest(request(), deviceLimits()).next());
         s = r.reach(UdPhase.RESOLVING_ADDR, s,
                 new Command.Connect(1, PrivateData.encode(MessageKind.SIDR_REQUEST, new byte[] {1})));
         r.reach(UdPhase.BACKOFF, s, cm(CmEventType.ADDR_ERROR, -110));
@@ -138,7 +138,7 @@ public final class Catalog {
         return new Entry<>(m, r.inPhaseOrder(),
                 "UD id with SIDR: IDLE -> Connect -> RESOLVING_ADDR (ADDR_ERROR for BACKOFF) -> RESOLVING_ROUTE -> "
                         + "SIDR_QUERY -> ESTABLISHED, Join(" + GROUP + ") -> READY (join pending) -> Close -> DRAINING -> "
-                        + "Quiesced(QP) -> RELEASING -> Quiesced(CQ) -> CLOSED; openRequest() -> REQUEST_RECEIVED");
+                        + "Quiesced(QP) -> RELEASING -> Quiesced(CQ) -> CLOSED; openRequest(request) -> REQUEST_RECEIVED");
     }
 
     /**
@@ -185,6 +185,17 @@ public final class Catalog {
             result.put(p, s);
         }
         return result;
+    }
+
+    /** The CONNECT_REQUEST the request-side representatives are opened from: rping's 1/1 conn params. */
+    public static CmEvent request() {
+        return new CmEvent(99, CmEventType.CONNECT_REQUEST, 0, new EventParams.Conn(
+                PrivateData.encode(MessageKind.CONNECT_REQUEST, new byte[] {5}).wire(), 1, 1, 0, 7, 7, false, 0x11));
+    }
+
+    /** Device limits of the catalogued requests: rxe's max_qp_rd_atom / max_qp_init_rd_atom. */
+    public static CmTuning deviceLimits() {
+        return new CmTuning(128, 128, 7, 7);
     }
 
     static CmEvent cm(CmEventType type, int status) {
@@ -244,6 +255,7 @@ public final class Catalog {
         list.add(constant("QUIESCED QP", new Input.Quiesced(Input.Resource.QP)));
         list.add(constant("QUIESCED CQ", new Input.Quiesced(Input.Resource.CQ)));
         list.add(constant("REQUEST SETTLED", new Input.RequestSettled()));
+        list.add(constant("CALLS SUCCEEDED", new Input.CallsSucceeded()));
         for (Action.NativeCall call : List.<Action.NativeCall>of(new Action.CreateId(), new Action.ResolveAddr(2000),
                 new Action.ResolveRoute(2000), new Action.CreateQp(),
                 new Action.Connect(Bytes.empty(), CmTuning.defaults()), new Action.Accept(Bytes.empty(), CmTuning.defaults()),

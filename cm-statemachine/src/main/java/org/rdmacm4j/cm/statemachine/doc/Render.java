@@ -7,6 +7,7 @@ import org.rdmacm4j.cm.statemachine.Failure;
 import org.rdmacm4j.cm.statemachine.Notice;
 import org.rdmacm4j.cm.statemachine.Outcome;
 import org.rdmacm4j.cm.statemachine.RejectReason;
+import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
 
 /** Short, stable text for actions (what the generated tables show). */
 public final class Render {
@@ -29,7 +30,8 @@ public final class Render {
             case Action.Accept x -> "Accept";
             case Action.JoinMulticast x -> "JoinMulticast";
             case Action.Relisten x -> "Relisten";
-            case Action.Reject x -> "Reject";
+            case Action.Reject x -> PrivateData.decodeSystemReject(x.privateData())
+                    .map(r -> "Reject(" + r + ")").orElse("Reject");
             case Action.Notify x -> "Notify";
             case Action.Disconnect x -> "Disconnect";
             case Action.DrainQp x -> "DrainQp";
@@ -40,7 +42,9 @@ public final class Render {
             case Action.DestroyId x -> "DestroyId";
             case Action.LeaveMulticast x -> "LeaveMulticast";
             case Action.OfferRequest x -> "OfferRequest";
-            case Action.RefuseRequest x -> "RefuseRequest";
+            case Action.RefuseRequest x -> "RefuseRequest(" + systemReject(x.rejectData()) + ")";
+            case Action.SettleRequest x -> "SettleRequest";
+            case Action.LeakId x -> "LeakId";
             case Action.ArmTimer x -> "Arm(" + x.kind() + ")";
             case Action.CancelTimer x -> "Cancel(" + x.kind() + ")";
             case Action.CompleteFuture x -> "Complete(" + outcome(x.outcome()) + ")";
@@ -48,6 +52,10 @@ public final class Render {
             case Action.CallHandler x -> "Handler(" + notice(x.notice()) + ")";
             case Action.LogUnexpected x -> "LogUnexpected";
         };
+    }
+
+    private static String systemReject(org.rdmacm4j.cm.statemachine.Bytes data) {
+        return PrivateData.decodeSystemReject(data).map(Enum::name).orElse("?");
     }
 
     static String outcome(Outcome o) {
@@ -71,6 +79,7 @@ public final class Render {
             case Failure.NativeCallFailed x -> "NativeCallFailed:" + x.call();
             case Failure.MulticastError x -> "MulticastError";
             case Failure.ListenerFailed x -> "ListenerFailed";
+            case Failure.Expired x -> "Expired";
         };
     }
 
@@ -88,6 +97,7 @@ public final class Render {
             case Notice.DeviceRemoved x -> "DeviceRemoved";
             case Notice.MulticastRejoined x -> "MulticastRejoined";
             case Notice.MulticastLost x -> "MulticastLost";
+            case Notice.RequestExpired x -> "RequestExpired";
         };
     }
 }

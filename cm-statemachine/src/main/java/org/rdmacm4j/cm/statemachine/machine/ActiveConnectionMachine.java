@@ -116,6 +116,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
             case Input.TimerExpired t -> unexpected(out, phase, in, "no timer is armed before connect");
             case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
             case Input.RequestSettled r -> unexpected(out, phase, in, "only a listener offers requests");
+            case Input.CallsSucceeded s -> phase;
             case Input.CallFailed f -> unexpected(out, phase, in, "no native call is outstanding");
         };
     }
@@ -197,11 +198,12 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                     case CONNECT_DEADLINE -> fail(d, out, new Failure.TimedOut(TimerKind.CONNECT_DEADLINE), Mode.ABORT);
                     case RETRY_BACKOFF -> resolution.retryDue(phase, t, d, out);
                     case DECISION_DEADLINE, ACCEPT_DEADLINE, DISCONNECT_DEADLINE, TIMEWAIT_DEADLINE, DRAIN_DEADLINE,
-                         QUIESCE_DEADLINE, RELISTEN_BACKOFF -> unexpected(out, phase, in, "timer not used while connecting");
+                         QUIESCE_DEADLINE, RELISTEN_BACKOFF, CONNECT_RESULT_DEADLINE -> unexpected(out, phase, in, "timer not used while connecting");
                 };
             }
             case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
             case Input.RequestSettled r -> unexpected(out, phase, in, "only a listener offers requests");
+            case Input.CallsSucceeded s -> phase;
             case Input.CallFailed f -> callFailed(phase, f, d, out);
             case Input.Command.Close c -> {
                 d.closeWaiters.add(c.request());

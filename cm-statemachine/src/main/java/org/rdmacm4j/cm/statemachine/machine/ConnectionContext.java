@@ -5,6 +5,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import org.rdmacm4j.cm.statemachine.CmTuning;
+import org.rdmacm4j.cm.statemachine.EventParams;
+import org.rdmacm4j.cm.statemachine.Failure;
+import org.rdmacm4j.cm.statemachine.Outcome;
 import org.rdmacm4j.cm.statemachine.Timers;
 import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
 
@@ -22,12 +26,24 @@ import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
  * @param disconnectSent  rdma_disconnect was issued
  * @param established     ESTABLISHED was seen (the handler is live)
  * @param groups          UD: multicast groups joined or being joined, by group
+ * @param peerData        passive/UD server: the decoded private data of the request (what the
+ *                        application and the Connected outcome see); otherwise nothing
+ * @param requestParams   passive/UD server: the request's copied params; otherwise None
+ * @param acceptTuning    passive: the CmTuning rdma_accept uses, clamped to the request and the
+ *                        device at open; null for ids not opened from a request
+ * @param settleOwed      opened from a request and still in REQUEST_RECEIVED: SettleRequest is owed
+ * @param expired         the request expired before a decision; later accept/reject/close fail with it
+ * @param pendingOutcome  the outcome of {@code pendingOpen}, completed on CallsSucceeded (the open's
+ *                        last fallible calls ran in the previous step); null if none is deferred
+ * @param connectOutstanding iWARP: rdma_connect was issued and its result event has not arrived
  */
 public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<Long> closeWaiters,
                                 List<Long> disconnectWaiters, int attempts, RetryFrom retryFrom, boolean hasId,
                                 boolean hasQp, boolean hasCq, boolean connectSent, boolean connectionLost,
                                 boolean disconnectSent, boolean established, Timers timers,
-                                Map<String, Group> groups) {
+                                Map<String, Group> groups, PrivateData.Received peerData, EventParams requestParams,
+                                CmTuning acceptTuning, boolean settleOwed, Failure.Expired expired,
+                                Outcome pendingOutcome, boolean connectOutstanding) {
 
     /** Where a retry resumes. */
     public enum RetryFrom {
@@ -48,12 +64,15 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
         Objects.requireNonNull(retryFrom, "retryFrom");
         Objects.requireNonNull(timers, "timers");
         groups = java.util.Collections.unmodifiableMap(new TreeMap<>(groups));
+        Objects.requireNonNull(peerData, "peerData");
+        Objects.requireNonNull(requestParams, "requestParams");
     }
 
     /** A fresh id that exists natively and owns nothing else yet. */
     public static ConnectionContext fresh() {
         return new ConnectionContext(0, null, List.of(), List.of(), 0, RetryFrom.RESOLVE_ADDR, true, false,
-                false, false, false, false, false, Timers.none(), Map.of());
+                false, false, false, false, false, Timers.none(), Map.of(), PrivateData.Received.nothing(),
+                new EventParams.None(), null, false, null, null, false);
     }
 
     Draft draft() {
@@ -77,6 +96,13 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
         boolean established;
         Timers timers;
         final TreeMap<String, Group> groups;
+        PrivateData.Received peerData;
+        EventParams requestParams;
+        CmTuning acceptTuning;
+        boolean settleOwed;
+        Failure.Expired expired;
+        Outcome pendingOutcome;
+        boolean connectOutstanding;
 
         Draft(ConnectionContext c) {
             pendingOpen = c.pendingOpen;
@@ -94,12 +120,20 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
             established = c.established;
             timers = c.timers;
             groups = new TreeMap<>(c.groups);
+            peerData = c.peerData;
+            requestParams = c.requestParams;
+            acceptTuning = c.acceptTuning;
+            settleOwed = c.settleOwed;
+            expired = c.expired;
+            pendingOutcome = c.pendingOutcome;
+            connectOutstanding = c.connectOutstanding;
         }
 
         ConnectionContext build() {
             return new ConnectionContext(pendingOpen, openPayload, closeWaiters, disconnectWaiters, attempts,
                     retryFrom, hasId, hasQp, hasCq, connectSent, connectionLost, disconnectSent, established,
-                    timers, groups);
+                    timers, groups, peerData, requestParams, acceptTuning, settleOwed, expired, pendingOutcome,
+                    connectOutstanding);
         }
     }
 }

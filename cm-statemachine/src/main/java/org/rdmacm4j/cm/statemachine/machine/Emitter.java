@@ -26,6 +26,11 @@ final class Emitter {
         actions.add(new Action.FailFuture(request, failure));
     }
 
+    /** Whether this step already contains a fallible native call. */
+    boolean hasNativeCall() {
+        return actions.stream().anyMatch(a -> a instanceof Action.NativeCall);
+    }
+
     void notice(Notice notice) {
         actions.add(new Action.CallHandler(notice));
     }
@@ -43,6 +48,7 @@ final class Emitter {
             case Input.TimerExpired t -> { }
             case Input.Quiesced q -> { }
             case Input.RequestSettled r -> { }
+            case Input.CallsSucceeded s -> { }
             case Input.CallFailed f -> { }
         }
     }

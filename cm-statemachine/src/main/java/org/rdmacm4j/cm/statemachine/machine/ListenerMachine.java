@@ -11,6 +11,7 @@ import org.rdmacm4j.cm.statemachine.Notice;
 import org.rdmacm4j.cm.statemachine.Outcome;
 import org.rdmacm4j.cm.statemachine.TimerKind;
 import org.rdmacm4j.cm.statemachine.Timers;
+import org.rdmacm4j.cm.statemachine.privatedata.SystemReject;
 import org.rdmacm4j.cm.statemachine.Transition;
 
 /**
@@ -58,13 +59,14 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
                 case CONNECT_REQUEST -> {
                     ListenerState next = s.attempts() == 0 ? s : s.with(phase, s.hasId(), 0, s.timers());
                     if (phase != ListenerPhase.LISTENING) {
-                        out.add(new Action.RefuseRequest(e));
-                        out.unexpected(phase, in, "connection request while the listening id is gone");
+                        // Re-listening: the peer should come back shortly.
+                        out.add(new Action.RefuseRequest(e, Requests.systemReject(SystemReject.BUSY)));
                         yield next;
                     }
                     if (policy.maxPendingRequests() > 0 && s.pending() >= policy.maxPendingRequests()) {
-                        // Backpressure: answer now rather than let the kernel backlog drop requests silently.
-                        out.add(new Action.RefuseRequest(e));
+                        // Backpressure: answer "busy, retry later" now rather than let the kernel backlog drop
+                        // requests silently.
+                        out.add(new Action.RefuseRequest(e, Requests.systemReject(SystemReject.BUSY)));
                         yield next;
                     }
                     out.add(new Action.OfferRequest(e));
@@ -134,6 +136,7 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
                 case Action.JoinMulticast a -> unexpected(s, out, in, "a listener never joins");
             };
             case Input.Quiesced q -> unexpected(s, out, in, "a listener has nothing to quiesce");
+            case Input.CallsSucceeded r -> s;
             case Input.RequestSettled r -> s.pending() > 0
                     ? s.withPending(s.pending() - 1)
                     : unexpected(s, out, in, "no offered request is pending");
@@ -172,7 +175,7 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
     private static ListenerState closed(ListenerState s, Input in, Emitter out) {
         if (in instanceof CmEvent e && e.type() == org.rdmacm4j.cm.statemachine.CmEventType.CONNECT_REQUEST) {
             // A request that raced with the close still owns a new native id: reject and destroy it.
-            out.add(new Action.RefuseRequest(e));
+            out.add(new Action.RefuseRequest(e, Requests.systemReject(SystemReject.LISTENER_CLOSED)));
         }
         if (in instanceof Input.RequestSettled) {
             // Children outlive their listener; their settling is expected.

@@ -65,6 +65,7 @@ final class Live {
             case Input.TimerExpired t -> stay(out, phase, in, "no timer runs while established");
             case Input.Quiesced q -> stay(out, phase, in, "nothing is being quiesced");
             case Input.RequestSettled r -> stay(out, phase, in, "only a listener offers requests");
+            case Input.CallsSucceeded s -> Optional.empty();
             case Input.CallFailed f -> stay(out, phase, in, "no native call is outstanding");
             case Input.Command.Close c -> {
                 d.closeWaiters.add(c.request());

@@ -3,6 +3,7 @@ package org.rdmacm4j.cm.statemachine.machine;
 import java.util.Objects;
 import org.rdmacm4j.cm.statemachine.Action;
 import org.rdmacm4j.cm.statemachine.CmIdMachine;
+import org.rdmacm4j.cm.statemachine.CmTuning;
 import org.rdmacm4j.cm.statemachine.ConnectionPolicy;
 import org.rdmacm4j.cm.statemachine.Failure;
 import org.rdmacm4j.cm.statemachine.Input;
@@ -12,11 +13,10 @@ import org.rdmacm4j.cm.statemachine.Outcome;
 import org.rdmacm4j.cm.statemachine.RejectReason;
 import org.rdmacm4j.cm.statemachine.TimerKind;
 import org.rdmacm4j.cm.statemachine.Transition;
-import org.rdmacm4j.cm.statemachine.Bytes;
 import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.Draft;
 import org.rdmacm4j.cm.statemachine.machine.Teardown.Mode;
 import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
-import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
+import org.rdmacm4j.cm.statemachine.privatedata.SystemReject;
 
 /**
  * The passive (server) side of an RC connection, from the copied CONNECT_REQUEST (the listener
@@ -45,11 +45,18 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
         return PassivePhase.class;
     }
 
-    /** The new id of a CONNECT_REQUEST: arms the decision deadline. */
-    public Transition<PassiveState> open() {
+    /**
+     * The new id of a CONNECT_REQUEST (the listener's OfferRequest): remembers the request's decoded
+     * private data and conn params, clamps the accept's responder resources and initiator depth to
+     * min(policy, request, {@code deviceLimits}), and arms the decision deadline.
+     *
+     * @param request      the copied CONNECT_REQUEST the listener offered
+     * @param deviceLimits the device's limits: responderResources = max_qp_rd_atom, initiatorDepth =
+     *                     max_qp_init_rd_atom (retry counts are ignored)
+     */
+    public Transition<PassiveState> open(Input.CmEvent request, CmTuning deviceLimits) {
         Emitter out = new Emitter();
-        Draft d = ConnectionContext.fresh().draft();
-        d.timers = d.timers.arm(TimerKind.DECISION_DEADLINE, policy.deadlines().decision().toNanos(), out.actions);
+        Draft d = Requests.open(request, deviceLimits, policy, out);
         return new Transition<>(new PassiveState(PassivePhase.REQUEST_RECEIVED, d.build()), out.actions);
     }
 
@@ -61,6 +68,9 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
         PassivePhase next = input instanceof Input.TimerExpired t && !d.timers.isCurrent(t)
                 ? state.phase()
                 : dispatch(state.phase(), input, d, out);
+        if (next != PassivePhase.REQUEST_RECEIVED) {
+            Requests.settle(d, out);
+        }
         return new Transition<>(new PassiveState(next, d.build()), out.actions);
     }
 
@@ -74,7 +84,9 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
             case DRAINING -> PassivePhase.of(Teardown.onInput(Teardown.Stage.DRAINING, phase, in, d, out, policy, false));
             case RELEASING -> PassivePhase.of(Teardown.onInput(Teardown.Stage.RELEASING, phase, in, d, out, policy, false));
             case CLOSED -> {
-                Teardown.terminal(phase, in, out);
+                if (!Requests.failExpired(d, in, out)) {
+                    Teardown.terminal(phase, in, out);
+                }
                 yield phase;
             }
         };
@@ -92,7 +104,7 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                 d.openPayload = c.payload();
                 d.timers = d.timers.arm(TimerKind.ACCEPT_DEADLINE, policy.deadlines().accept().toNanos(), out.actions);
                 Opening.createQp(d, out);
-                out.add(new Action.Accept(c.payload().wire(), policy.tuning()));
+                out.add(new Action.Accept(c.payload().wire(), d.acceptTuning));
                 d.connectSent = true;
                 yield PassivePhase.ACCEPTING;
             }
@@ -115,10 +127,11 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                 // The active side gave up (its REQ timed out, it was destroyed) before we decided.
                 case REJECTED, UNREACHABLE, CONNECT_ERROR, DISCONNECTED -> {
                     d.connectionLost = true;
+                    Requests.expire(d, out, "the peer gave up before a decision (" + e.type() + ", status "
+                            + e.status() + ")");
                     yield PassivePhase.of(Teardown.finish(d, out));
                 }
-                case DEVICE_REMOVAL -> PassivePhase.of(Teardown.begin(d, out, policy, Mode.DEVICE_GONE,
-                        new Failure.DeviceRemoved()));
+                case DEVICE_REMOVAL -> deviceGoneBeforeDecision(d, out);
                 case ADDR_CHANGE -> phase;
                 case ESTABLISHED -> unexpected(out, phase, in, "ESTABLISHED before accept");
                 case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_RESPONSE, TIMEWAIT_EXIT ->
@@ -127,8 +140,7 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                 case MULTICAST_JOIN, MULTICAST_ERROR -> unexpected(out, phase, in, "multicast event on an RC id");
             };
             case Input.AsyncEvent e -> switch (e.type()) {
-                case DEVICE_FATAL -> PassivePhase.of(Teardown.begin(d, out, policy, Mode.DEVICE_GONE,
-                        new Failure.DeviceRemoved()));
+                case DEVICE_FATAL -> deviceGoneBeforeDecision(d, out);
                 case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL, COMM_EST ->
                         unexpected(out, phase, in, "this id has no QP yet");
                 case SQ_DRAINED, PATH_MIG, PATH_MIG_ERR, PORT_ACTIVE, PORT_ERR, LID_CHANGE, PKEY_CHANGE, SM_CHANGE,
@@ -138,21 +150,29 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                 d.timers = d.timers.fired(t.kind());
                 if (t.kind() == TimerKind.DECISION_DEADLINE) {
                     // The application never answered: reject rather than let the peer's REQ time out.
-                    out.add(new Action.Reject(Bytes.empty()));
+                    Requests.reject(out, SystemReject.DECISION_TIMEOUT);
+                    Requests.expire(d, out, "no decision within the decision deadline ("
+                            + policy.deadlines().decision() + "); the request was rejected");
                     yield PassivePhase.of(Teardown.finish(d, out));
                 }
                 yield unexpected(out, phase, in, "timer not used before accept");
             }
             case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
             case Input.RequestSettled r -> unexpected(out, phase, in, "only a listener offers requests");
+            case Input.CallsSucceeded s -> phase;
             case Input.CallFailed f -> unexpected(out, phase, in, "no native call is outstanding");
         };
     }
 
     private PassivePhase refuse(Draft d, Emitter out, long request) {
         d.closeWaiters.add(request);
-        out.add(new Action.Reject(Bytes.empty()));
+        Requests.reject(out, SystemReject.LISTENER_CLOSED);
         return PassivePhase.of(Teardown.finish(d, out));
+    }
+
+    private PassivePhase deviceGoneBeforeDecision(Draft d, Emitter out) {
+        Requests.expire(d, out, "the device was removed before a decision");
+        return PassivePhase.of(Teardown.begin(d, out, policy, Mode.DEVICE_GONE, new Failure.DeviceRemoved()));
     }
 
     private PassivePhase accepting(Input in, Draft d, Emitter out) {
@@ -162,8 +182,8 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                 case ESTABLISHED -> {
                     d.timers = d.timers.cancel(TimerKind.ACCEPT_DEADLINE, out.actions);
                     d.established = true;
-                    Outcome.Connected connected = new Outcome.Connected(
-                            PrivateData.decode(e.params().privateData()), e.params());
+                    // The peer's data is the CONNECT_REQUEST's: ESTABLISHED (the RTU) carries none.
+                    Outcome.Connected connected = new Outcome.Connected(d.peerData, d.requestParams);
                     out.complete(d.pendingOpen, connected);
                     d.pendingOpen = 0;
                     out.notice(new Notice.Established(connected));
@@ -211,16 +231,17 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
             }
             case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
             case Input.RequestSettled r -> unexpected(out, phase, in, "only a listener offers requests");
+            case Input.CallsSucceeded s -> phase;
             case Input.CallFailed f -> switch (f.call()) {
                 case Action.CreateQp a -> {
                     d.hasQp = false;
                     d.connectSent = false;
-                    out.add(new Action.Reject(Bytes.empty()));
+                    Requests.reject(out, SystemReject.ACCEPT_FAILED);
                     yield fail(d, out, new Failure.NativeCallFailed("rdma_create_qp", f.errno()), Mode.ABORT);
                 }
                 case Action.Accept a -> {
                     d.connectSent = false;
-                    out.add(new Action.Reject(Bytes.empty()));
+                    Requests.reject(out, SystemReject.ACCEPT_FAILED);
                     yield fail(d, out, new Failure.NativeCallFailed("rdma_accept", f.errno()), Mode.ABORT);
                 }
                 case Action.CreateId a -> unexpected(out, phase, in, "a passive id is never re-created");

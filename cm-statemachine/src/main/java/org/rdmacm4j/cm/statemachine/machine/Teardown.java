@@ -44,6 +44,7 @@ final class Teardown {
             out.fail(d.pendingOpen, cause);
             d.pendingOpen = 0;
         }
+        d.pendingOutcome = null;
         for (Map.Entry<String, Group> g : d.groups.entrySet()) {
             if (g.getValue().request() != 0) {
                 out.fail(g.getValue().request(), cause);
@@ -229,7 +230,8 @@ final class Teardown {
                         yield release(d, out, p);
                     }
                     case QUIESCE_DEADLINE -> cqQuiesced(d, out, false, phase, in);
-                    case CONNECT_DEADLINE, RETRY_BACKOFF, DECISION_DEADLINE, ACCEPT_DEADLINE, RELISTEN_BACKOFF -> {
+                    case CONNECT_DEADLINE, RETRY_BACKOFF, DECISION_DEADLINE, ACCEPT_DEADLINE, RELISTEN_BACKOFF,
+                         CONNECT_RESULT_DEADLINE -> {
                         out.unexpected(phase, in, "timer should have been cancelled when the teardown began");
                         yield stage;
                     }
@@ -259,6 +261,7 @@ final class Teardown {
                 out.unexpected(phase, in, "only a listener offers requests");
                 yield stage;
             }
+            case Input.CallsSucceeded s -> stage;
             case Input.Command c -> onCommand(stage, c, d, out, p);
         };
     }
@@ -321,6 +324,7 @@ final class Teardown {
             case Input.TimerExpired t -> out.unexpected(phase, in, "timer of a destroyed id");
             case Input.Quiesced q -> out.unexpected(phase, in, "nothing to quiesce: the id is destroyed");
             case Input.RequestSettled r -> out.unexpected(phase, in, "no request is pending on a destroyed id");
+            case Input.CallsSucceeded s -> { }
             case Input.CallFailed f -> out.unexpected(phase, in, "no native call is outstanding");
             case Input.Command.Close c -> out.complete(c.request(), new Outcome.Done());
             case Input.Command.Abort c -> out.complete(c.request(), new Outcome.Done());

@@ -2,8 +2,8 @@ package org.rdmacm4j.cm.statemachine.machine;
 
 import java.util.Objects;
 import org.rdmacm4j.cm.statemachine.Action;
-import org.rdmacm4j.cm.statemachine.Bytes;
 import org.rdmacm4j.cm.statemachine.CmIdMachine;
+import org.rdmacm4j.cm.statemachine.CmTuning;
 import org.rdmacm4j.cm.statemachine.ConnectionPolicy;
 import org.rdmacm4j.cm.statemachine.EventParams;
 import org.rdmacm4j.cm.statemachine.Failure;
@@ -19,6 +19,7 @@ import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.Group;
 import org.rdmacm4j.cm.statemachine.machine.Teardown.Mode;
 import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
 import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
+import org.rdmacm4j.cm.statemachine.privatedata.SystemReject;
 
 /**
  * A UD id (RDMA_PS_UDP), the shape of mckey and udaddy: resolve the address, create the UD QP, then
@@ -51,11 +52,17 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
         return UdPhase.class;
     }
 
-    /** The new id of a SIDR request on a UD listener: arms the decision deadline. */
-    public Transition<UdState> openRequest() {
+    /**
+     * The new id of a SIDR request on a UD listener (the listener's OfferRequest): remembers the
+     * request's decoded private data and params (the accept's outcome carries them) and arms the
+     * decision deadline.
+     *
+     * @param request      the copied CONNECT_REQUEST the listener offered
+     * @param deviceLimits the device's limits (a SIDR reply has no RDMA read resources; kept for symmetry)
+     */
+    public Transition<UdState> openRequest(Input.CmEvent request, CmTuning deviceLimits) {
         Emitter out = new Emitter();
-        Draft d = ConnectionContext.fresh().draft();
-        d.timers = d.timers.arm(TimerKind.DECISION_DEADLINE, policy.deadlines().decision().toNanos(), out.actions);
+        Draft d = Requests.open(request, deviceLimits, policy, out);
         return new Transition<>(new UdState(UdPhase.REQUEST_RECEIVED, d.build()), out.actions);
     }
 
@@ -67,6 +74,9 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
         UdPhase next = input instanceof Input.TimerExpired t && !d.timers.isCurrent(t)
                 ? state.phase()
                 : dispatch(state.phase(), input, d, out);
+        if (next != UdPhase.REQUEST_RECEIVED) {
+            Requests.settle(d, out);
+        }
         return new Transition<>(new UdState(next, d.build()), out.actions);
     }
 
@@ -77,7 +87,9 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
             case DRAINING -> UdPhase.of(Teardown.onInput(Teardown.Stage.DRAINING, phase, in, d, out, policy, true));
             case RELEASING -> UdPhase.of(Teardown.onInput(Teardown.Stage.RELEASING, phase, in, d, out, policy, true));
             case CLOSED -> {
-                Teardown.terminal(phase, in, out);
+                if (!Requests.failExpired(d, in, out)) {
+                    Teardown.terminal(phase, in, out);
+                }
                 yield phase;
             }
         };
@@ -118,7 +130,11 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                 case UNREACHABLE -> switch (phase) {
                     case RESOLVING_ADDR, RESOLVING_ROUTE, SIDR_QUERY -> fail(d, out, new Failure.Unreachable(e.status()),
                             Mode.ABORT);
-                    case REQUEST_RECEIVED -> UdPhase.of(Teardown.finish(d, out));
+                    case REQUEST_RECEIVED -> {
+                        Requests.expire(d, out, "the peer gave up before a decision (UNREACHABLE, status "
+                                + e.status() + ")");
+                        yield UdPhase.of(Teardown.finish(d, out));
+                    }
                     case IDLE, BACKOFF, READY, DRAINING, RELEASING, CLOSED ->
                             unexpected(out, phase, in, "nothing is in flight");
                 };
@@ -129,7 +145,7 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                 case CONNECT_ERROR -> phase == UdPhase.SIDR_QUERY
                         ? fail(d, out, new Failure.ConnectError(e.status()), Mode.ABORT)
                         : unexpected(out, phase, in, "no SIDR query is outstanding");
-                case DEVICE_REMOVAL -> fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
+                case DEVICE_REMOVAL -> deviceGoneWhileOpening(phase, d, out);
                 case ADDR_CHANGE -> phase;
                 case DISCONNECTED, TIMEWAIT_EXIT, CONNECT_RESPONSE ->
                         unexpected(out, phase, in, "a UD id has no connection");
@@ -137,7 +153,7 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                 case MULTICAST_JOIN, MULTICAST_ERROR -> unexpected(out, phase, in, "no join before the id is ready");
             };
             case Input.AsyncEvent e -> switch (e.type()) {
-                case DEVICE_FATAL -> fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
+                case DEVICE_FATAL -> deviceGoneWhileOpening(phase, d, out);
                 case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL -> d.hasQp
                         ? fail(d, out, new Failure.QueuePairError(e.type()), Mode.ABORT)
                         : unexpected(out, phase, in, "queue error but this id has no QP yet");
@@ -153,15 +169,18 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                         if (phase != UdPhase.REQUEST_RECEIVED) {
                             yield unexpected(out, phase, in, "no request is waiting for a decision");
                         }
-                        out.add(new Action.Reject(Bytes.empty()));
+                        Requests.reject(out, SystemReject.DECISION_TIMEOUT);
+                        Requests.expire(d, out, "no decision within the decision deadline ("
+                                + policy.deadlines().decision() + "); the request was rejected");
                         yield UdPhase.of(Teardown.finish(d, out));
                     }
                     case ACCEPT_DEADLINE, DISCONNECT_DEADLINE, TIMEWAIT_DEADLINE, DRAIN_DEADLINE, QUIESCE_DEADLINE,
-                         RELISTEN_BACKOFF -> unexpected(out, phase, in, "timer not used while opening");
+                         RELISTEN_BACKOFF, CONNECT_RESULT_DEADLINE -> unexpected(out, phase, in, "timer not used while opening");
                 };
             }
             case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
             case Input.RequestSettled r -> unexpected(out, phase, in, "only a listener offers requests");
+            case Input.CallsSucceeded s -> callsSucceeded(phase, d, out);
             case Input.CallFailed f -> callFailed(phase, f, d, out);
             case Input.Command.Connect c -> {
                 if (phase != UdPhase.IDLE) {
@@ -186,10 +205,12 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                 }
                 d.timers = d.timers.cancel(TimerKind.DECISION_DEADLINE, out.actions);
                 d.established = true;
-                // There is no ESTABLISHED for the SIDR server: the reply is the whole exchange.
-                out.complete(c.request(), new Outcome.UdReady(PrivateData.Received.nothing(), new EventParams.None()));
+                // There is no ESTABLISHED for the SIDR server: the reply is the whole exchange. The future
+                // completes on CallsSucceeded, once CreateQp and rdma_accept (the SIDR_REP) succeeded.
+                d.pendingOpen = c.request();
+                d.pendingOutcome = new Outcome.UdReady(d.peerData, d.requestParams);
                 Opening.createQp(d, out);
-                out.add(new Action.Accept(c.payload().wire(), policy.tuning()));
+                out.add(new Action.Accept(c.payload().wire(), d.acceptTuning));
                 yield UdPhase.READY;
             }
             case Input.Command.Reject c -> {
@@ -235,17 +256,45 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
         };
     }
 
+    private UdPhase deviceGoneWhileOpening(UdPhase phase, Draft d, Emitter out) {
+        if (phase == UdPhase.REQUEST_RECEIVED) {
+            Requests.expire(d, out, "the device was removed before a decision");
+        }
+        return fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
+    }
+
     private UdPhase closeOpening(UdPhase phase, Draft d, Emitter out, Failure cause) {
         if (phase == UdPhase.REQUEST_RECEIVED) {
-            out.add(new Action.Reject(Bytes.empty()));
+            Requests.reject(out, SystemReject.LISTENER_CLOSED);
         }
         return fail(d, out, cause, Mode.ABORT);
     }
 
+    /**
+     * Multicast only: the address is bound. The connect deadline stops; the future completes on
+     * CallsSucceeded once the trailing CreateQp succeeded (or at once if the QP already exists).
+     */
     private UdPhase ready(Draft d, Emitter out, Outcome.UdReady outcome) {
-        Opening.opened(d, out, outcome);
-        Opening.createQp(d, out);
+        d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out.actions);
+        d.established = true;
+        if (d.hasQp) {
+            out.complete(d.pendingOpen, outcome);
+            d.pendingOpen = 0;
+        } else {
+            d.pendingOutcome = outcome;
+            Opening.createQp(d, out);
+        }
         return UdPhase.READY;
+    }
+
+    /** The previous step's calls succeeded: complete the open that waited for them, if any. */
+    private static UdPhase callsSucceeded(UdPhase phase, Draft d, Emitter out) {
+        if (d.pendingOutcome != null && d.pendingOpen != 0) {
+            out.complete(d.pendingOpen, d.pendingOutcome);
+            d.pendingOpen = 0;
+        }
+        d.pendingOutcome = null;
+        return phase;
     }
 
     private UdPhase ready(Input in, Draft d, Emitter out) {
@@ -337,6 +386,7 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
             }
             case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
             case Input.RequestSettled r -> unexpected(out, phase, in, "only a listener offers requests");
+            case Input.CallsSucceeded s -> callsSucceeded(phase, d, out);
             case Input.CallFailed f -> switch (f.call()) {
                 case Action.JoinMulticast j -> {
                     Group g = d.groups.remove(j.group());
@@ -352,16 +402,12 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                     yield phase;
                 }
                 case Action.CreateQp a -> {
+                    // The core rolled back the QP and the CQ/channel it created in that call.
                     d.hasQp = false;
-                    Failure failure = new Failure.NativeCallFailed("rdma_create_qp", f.errno());
-                    out.notice(new Notice.Error(failure));
-                    yield fail(d, out, failure, Mode.ABORT);
+                    d.hasCq = false;
+                    yield openCallFailed(d, out, new Failure.NativeCallFailed("rdma_create_qp", f.errno()));
                 }
-                case Action.Accept a -> {
-                    Failure failure = new Failure.NativeCallFailed("rdma_accept", f.errno());
-                    out.notice(new Notice.Error(failure));
-                    yield fail(d, out, failure, Mode.ABORT);
-                }
+                case Action.Accept a -> openCallFailed(d, out, new Failure.NativeCallFailed("rdma_accept", f.errno()));
                 case Action.CreateId a -> unexpected(out, phase, in, "no id is being created");
                 case Action.ResolveAddr a -> unexpected(out, phase, in, "nothing is being resolved");
                 case Action.ResolveRoute a -> unexpected(out, phase, in, "nothing is being resolved");
@@ -369,6 +415,21 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                 case Action.Relisten a -> unexpected(out, phase, in, "a UD id never listens");
             };
         };
+    }
+
+    /**
+     * The open's trailing call failed. If its future is still pending (it waited for the call), the
+     * future fails; a SIDR server also answers the peer with a system reject.
+     */
+    private UdPhase openCallFailed(Draft d, Emitter out, Failure failure) {
+        d.pendingOutcome = null;
+        if (d.pendingOpen == 0) {
+            out.notice(new Notice.Error(failure));
+        }
+        if (d.acceptTuning != null) {
+            Requests.reject(out, SystemReject.ACCEPT_FAILED);
+        }
+        return fail(d, out, failure, Mode.ABORT);
     }
 
     private UdPhase joined(CmEvent e, Draft d, Emitter out) {

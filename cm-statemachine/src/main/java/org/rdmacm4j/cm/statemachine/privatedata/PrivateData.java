@@ -15,6 +15,16 @@ import org.rdmacm4j.cm.statemachine.Bytes;
  *   byte 1: payload length (0..194)
  *   byte 2..: payload
  * </pre>
+ * Rejects the library sends itself (not the application: backpressure, decision deadline, listener
+ * closed, failed accept) use a second framing, so that an rdmacm4j peer can tell them from an
+ * application's reject and retry "busy" ({@link SystemReject}):
+ * <pre>
+ *   byte 0: 0xB0 | version (version 1)  -- "system reject"
+ *   byte 1: SystemReject code (1 BUSY, 2 DECISION_TIMEOUT, 3 LISTENER_CLOSED, 4 ACCEPT_FAILED)
+ * </pre>
+ * Both travel in a consumer-defined reject (IB CM REJ status 28; on iWARP an MPA reject, reported
+ * to the peer as -ECONNREFUSED or -ECONNRESET). {@link #decode} treats a system reject (like anything
+ * else it does not know) as unframed; {@link #decodeSystemReject} recognises it.
  * Validation happens here, on the caller's thread, before any command reaches the dispatcher or
  * native code, and the message names the kind, the limit and the actual size.
  */
@@ -23,6 +33,8 @@ public record PrivateData(MessageKind kind, Bytes wire) {
     public static final int HEADER_BYTES = 2;
     /** First header byte: high nibble 0xA marks rdmacm4j framing, low nibble is the version. */
     public static final int MAGIC_VERSION = 0xA1;
+    /** First byte of a system reject: high nibble 0xB marks a library-sent reject, low nibble is the version. */
+    public static final int SYSTEM_REJECT_MAGIC = 0xB1;
 
     public PrivateData {
         Objects.requireNonNull(kind, "kind");
@@ -56,6 +68,24 @@ public record PrivateData(MessageKind kind, Bytes wire) {
         wire[1] = (byte) payload.length;
         System.arraycopy(payload, 0, wire, HEADER_BYTES, payload.length);
         return new PrivateData(kind, Bytes.of(wire));
+    }
+
+    /** The private data of a reject the library sends itself: {@code 0xB1, code}. */
+    public static PrivateData systemReject(SystemReject reason) {
+        Objects.requireNonNull(reason, "reason");
+        return new PrivateData(MessageKind.REJECT, Bytes.of((byte) SYSTEM_REJECT_MAGIC, (byte) reason.code()));
+    }
+
+    /**
+     * The system reject a received (possibly padded) reject buffer carries, or empty if it is not one
+     * (an application reject, an unframed peer, an unknown code). Never throws.
+     */
+    public static java.util.Optional<SystemReject> decodeSystemReject(Bytes received) {
+        Objects.requireNonNull(received, "received");
+        if (received.length() >= HEADER_BYTES && received.byteAt(0) == SYSTEM_REJECT_MAGIC) {
+            return SystemReject.find(received.byteAt(1));
+        }
+        return java.util.Optional.empty();
     }
 
     /** What a receiver makes of a (possibly padded) private-data buffer. */

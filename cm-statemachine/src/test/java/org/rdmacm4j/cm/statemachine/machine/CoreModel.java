@@ -30,6 +30,7 @@ final class CoreModel {
     boolean cqQuiesceAsked;
     boolean cqQuiet;
     boolean cqLeaked;
+    boolean cqCreatedByCreateQp;
     boolean terminal;
     int steps;
 
@@ -85,7 +86,11 @@ final class CoreModel {
             }
             case Input.CallFailed f -> {
                 if (f.call() instanceof Action.CreateQp) {
+                    // The core rolls back the QP and the CQ/channel it created in that same call.
                     qp = false;
+                    if (cqCreatedByCreateQp) {
+                        cq = false;
+                    }
                 }
                 if (f.call() instanceof Action.CreateId || f.call() instanceof Action.Relisten) {
                     id = false;
@@ -93,6 +98,7 @@ final class CoreModel {
             }
             case Input.Command c -> { }
             case Input.RequestSettled r -> { }
+            case Input.CallsSucceeded s -> { }
             case null -> { }
         }
         boolean wasTerminal = terminal;
@@ -121,6 +127,7 @@ final class CoreModel {
                         case Action.CreateId x -> id = true;
                         case Action.CreateQp x -> {
                             qp = true;
+                            cqCreatedByCreateQp = !cq;
                             cq = true;
                         }
                         case Action.Relisten x -> id = true;

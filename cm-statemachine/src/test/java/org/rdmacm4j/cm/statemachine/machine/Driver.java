@@ -55,7 +55,7 @@ final class Driver<P extends Enum<P> & Phase, S extends MachineState<P>> {
     }
 
     static Driver<PassivePhase, PassiveState> passive(PassiveConnectionMachine m) {
-        return new Driver<>(m, m.open());
+        return new Driver<>(m, m.open(Catalog.request(), Catalog.deviceLimits()));
     }
 
     static Driver<ListenerPhase, ListenerState> listener(ListenerMachine m) {
@@ -63,6 +63,6 @@ final class Driver<P extends Enum<P> & Phase, S extends MachineState<P>> {
     }
 
     static Driver<UdPhase, UdState> ud(UdMachine m, boolean serverSide) {
-        return new Driver<>(m, serverSide ? m.openRequest() : new Transition<>(UdState.initial(), List.of()));
+        return new Driver<>(m, serverSide ? m.openRequest(Catalog.request(), Catalog.deviceLimits()) : new Transition<>(UdState.initial(), List.of()));
     }
 }

@@ -22,6 +22,7 @@ import org.rdmacm4j.cm.statemachine.TimerKind;
 import org.rdmacm4j.cm.statemachine.Transport;
 import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
 import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
+import org.rdmacm4j.cm.statemachine.privatedata.SystemReject;
 
 /** Whole conversations, step by step, each checked by the same invariant model as the properties. */
 class ScenarioTest {
@@ -164,10 +165,15 @@ class ScenarioTest {
 
         var idle = Driver.passive(m);
         a = idle.feed(fire(idle, TimerKind.DECISION_DEADLINE));
-        assertThat(a).containsExactly(new Action.Reject(Bytes.empty()), new Action.DestroyId());
+        Failure.Expired expired = new Failure.Expired(
+                "no decision within the decision deadline (PT10S); the request was rejected");
+        assertThat(a).containsExactly(new Action.Reject(PrivateData.systemReject(SystemReject.DECISION_TIMEOUT).wire()),
+                new Action.CallHandler(new Notice.RequestExpired(expired)), new Action.DestroyId(),
+                new Action.SettleRequest());
         assertThat(idle.terminal()).isTrue();
+        // Item 9: a late accept of an expired request fails as Expired, not Closed.
         a = idle.feed(new Command.Accept(2, PrivateData.encode(MessageKind.ACCEPT, new byte[0])));
-        assertThat(a).containsExactly(new Action.FailFuture(2, new Failure.Closed()));
+        assertThat(a).containsExactly(new Action.FailFuture(2, expired));
     }
 
     @Test
@@ -221,7 +227,7 @@ class ScenarioTest {
         Input.CmEvent r3 = cm(CmEventType.CONNECT_REQUEST, 0);
         assertThat(d.feed(r1)).containsExactly(new Action.AckCmEvent(r1.seq()), new Action.OfferRequest(r1));
         assertThat(d.feed(r2)).containsExactly(new Action.AckCmEvent(r2.seq()), new Action.OfferRequest(r2));
-        assertThat(d.feed(r3)).containsExactly(new Action.AckCmEvent(r3.seq()), new Action.RefuseRequest(r3));
+        assertThat(d.feed(r3)).containsExactly(new Action.AckCmEvent(r3.seq()), new Action.RefuseRequest(r3, PrivateData.systemReject(SystemReject.BUSY).wire()));
         assertThat(d.feed(new Input.RequestSettled())).isEmpty();
         Input.CmEvent r4 = cm(CmEventType.CONNECT_REQUEST, 0);
         assertThat(d.feed(r4)).containsExactly(new Action.AckCmEvent(r4.seq()), new Action.OfferRequest(r4));

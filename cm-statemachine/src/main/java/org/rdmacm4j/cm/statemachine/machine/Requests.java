@@ -1,0 +1,124 @@
+package org.rdmacm4j.cm.statemachine.machine;
+
+import java.util.Objects;
+import org.rdmacm4j.cm.statemachine.Action;
+import org.rdmacm4j.cm.statemachine.Bytes;
+import org.rdmacm4j.cm.statemachine.CmTuning;
+import org.rdmacm4j.cm.statemachine.ConnectionPolicy;
+import org.rdmacm4j.cm.statemachine.EventParams;
+import org.rdmacm4j.cm.statemachine.Failure;
+import org.rdmacm4j.cm.statemachine.Input;
+import org.rdmacm4j.cm.statemachine.Notice;
+import org.rdmacm4j.cm.statemachine.TimerKind;
+import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.Draft;
+import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
+import org.rdmacm4j.cm.statemachine.privatedata.SystemReject;
+
+/**
+ * What the passive machine and the UD server machine share about the request they were opened
+ * from: what they remember of it, the accept's clamped tuning, the one SettleRequest, and expiry.
+ */
+final class Requests {
+    private Requests() {
+    }
+
+    /** A fresh id opened from {@code request}: remembers its data and params, arms the decision deadline. */
+    static Draft open(Input.CmEvent request, CmTuning deviceLimits, ConnectionPolicy p, Emitter out) {
+        Objects.requireNonNull(request, "request");
+        Objects.requireNonNull(deviceLimits, "deviceLimits");
+        Draft d = ConnectionContext.fresh().draft();
+        d.peerData = PrivateData.decode(request.params().privateData());
+        d.requestParams = request.params();
+        d.acceptTuning = acceptTuning(p.tuning(), request.params(), deviceLimits);
+        d.settleOwed = true;
+        d.timers = d.timers.arm(TimerKind.DECISION_DEADLINE, p.deadlines().decision().toNanos(), out.actions);
+        return d;
+    }
+
+    /**
+     * The accept's tuning: responder resources and initiator depth each min(policy, request, device),
+     * retry counts from the policy. The kernel reports the request's values from the local point of
+     * view (its {@code responder_resources} is the peer's initiator depth), and rdma_accept(3) wants
+     * initiator_depth no larger than the request's. A request that reports 0 initiator depth (or no
+     * conn params at all) gets 0; a request that reports 0 responder resources means the peer will
+     * issue no reads, so offering min(policy, device) costs nothing and is kept.
+     */
+    static CmTuning acceptTuning(CmTuning policy, EventParams request, CmTuning device) {
+        int reqResponder = request instanceof EventParams.Conn c ? c.responderResources() : 0;
+        int reqInitiator = request instanceof EventParams.Conn c ? c.initiatorDepth() : 0;
+        int responder = Math.min(policy.responderResources(), device.responderResources());
+        if (reqResponder > 0) {
+            responder = Math.min(responder, reqResponder);
+        }
+        int initiator = Math.min(Math.min(policy.initiatorDepth(), device.initiatorDepth()), Math.max(0, reqInitiator));
+        return new CmTuning(Math.min(255, responder), Math.min(255, initiator), policy.retryCount(),
+                policy.rnrRetryCount());
+    }
+
+    /**
+     * The request left REQUEST_RECEIVED in this step: emits the one SettleRequest, placed before the
+     * step's first fallible call (so that a failing call cannot skip it).
+     */
+    static void settle(Draft d, Emitter out) {
+        if (!d.settleOwed) {
+            return;
+        }
+        d.settleOwed = false;
+        int at = out.actions.size();
+        for (int i = 0; i < out.actions.size(); i++) {
+            if (out.actions.get(i) instanceof Action.NativeCall) {
+                at = i;
+                break;
+            }
+        }
+        out.actions.add(at, new Action.SettleRequest());
+    }
+
+    /** The request died before the application decided: tell its ConnectionRequest, remember why. */
+    static void expire(Draft d, Emitter out, String why) {
+        d.expired = new Failure.Expired(why);
+        out.notice(new Notice.RequestExpired(d.expired));
+    }
+
+    /** rdma_reject with a system reason (the library's own reject, not the application's). */
+    static void reject(Emitter out, SystemReject reason) {
+        out.add(new Action.Reject(systemReject(reason)));
+    }
+
+    static Bytes systemReject(SystemReject reason) {
+        return PrivateData.systemReject(reason).wire();
+    }
+
+    /**
+     * A command on a CLOSED request machine whose request expired: accept, reject and close fail
+     * with the expiry. Returns false if the command is not one of those (or nothing expired).
+     */
+    static boolean failExpired(Draft d, Input in, Emitter out) {
+        if (d.expired == null) {
+            return false;
+        }
+        long request = switch (in) {
+            case Input.Command.Accept c -> c.request();
+            case Input.Command.Reject c -> c.request();
+            case Input.Command.Close c -> c.request();
+            case Input.Command.Abort c -> 0;
+            case Input.Command.Disconnect c -> 0;
+            case Input.Command.Cancel c -> 0;
+            case Input.Command.Connect c -> 0;
+            case Input.Command.JoinMulticast c -> 0;
+            case Input.Command.LeaveMulticast c -> 0;
+            case Input.CmEvent e -> 0;
+            case Input.AsyncEvent e -> 0;
+            case Input.TimerExpired t -> 0;
+            case Input.Quiesced q -> 0;
+            case Input.CallFailed f -> 0;
+            case Input.RequestSettled r -> 0;
+            case Input.CallsSucceeded s -> 0;
+        };
+        if (request == 0) {
+            return false;
+        }
+        out.fail(request, d.expired);
+        return true;
+    }
+}
