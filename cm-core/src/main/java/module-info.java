@@ -1,5 +1,11 @@
-/** The CM dispatcher and the public API. The only module that owns threads. */
+/**
+ * The CM dispatcher and the public API ({@code org.rdmacm4j.cm.core}). The only module that owns
+ * threads. The policies and event types of {@code org.rdmacm4j.cm.statemachine} are part of the
+ * API (deadlines, retry policy, async event types), hence {@code requires transitive}.
+ */
 module org.rdmacm4j.cm.core {
+    requires transitive org.rdmacm4j.cm.statemachine;
     requires org.rdmacm4j.verbs;
-    requires org.rdmacm4j.cm.statemachine;
+    requires jdk.jfr;
+    exports org.rdmacm4j.cm.core;
 }

@@ -81,6 +81,11 @@ public final class Rdma {
         return org.rdmacm4j.verbs.internal.Ownership.live();
     }
 
+    /** The symbolic name of an errno value ("ECONNREFUSED"), or "E?N" for a number Linux does not define. Pure Java. */
+    public static String errnoName(int errno) {
+        return org.rdmacm4j.verbs.internal.ErrnoNames.of(errno);
+    }
+
     /**
      * Throws IllegalStateException naming the library and package if either library is missing.
      * Called before the first binding of a class is touched, so that a missing library is a

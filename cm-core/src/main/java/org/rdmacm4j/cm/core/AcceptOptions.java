@@ -1,0 +1,44 @@
+package org.rdmacm4j.cm.core;
+
+import java.util.Objects;
+import org.rdmacm4j.cm.statemachine.Bytes;
+import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
+import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
+
+/**
+ * How {@link ConnectionRequest#accept(ConnectionHandler, AcceptOptions)} accepts: the private data
+ * sent back and the QP sizes. Checked when built.
+ */
+public record AcceptOptions(PrivateData privateData, QpCapabilities qp) {
+    public AcceptOptions {
+        Objects.requireNonNull(privateData, "privateData");
+        Objects.requireNonNull(qp, "qp");
+        if (privateData.kind() != MessageKind.ACCEPT) {
+            throw new IllegalArgumentException("accept private data must be of kind ACCEPT, not " + privateData.kind());
+        }
+    }
+
+    public static AcceptOptions defaults() {
+        return new AcceptOptions(PrivateData.none(MessageKind.ACCEPT), QpCapabilities.defaults());
+    }
+
+    /** Accept with these bytes for the peer (at most 194: 196 on the wire minus the 2-byte header). */
+    public static AcceptOptions withPrivateData(byte[] bytes) {
+        return defaults().privateData(bytes);
+    }
+
+    public AcceptOptions privateData(byte[] bytes) {
+        Objects.requireNonNull(bytes, "privateData");
+        return new AcceptOptions(PrivateData.encode(MessageKind.ACCEPT, bytes), qp);
+    }
+
+    /** Sends {@code bytes} without rdmacm4j's header, for peers that read the reply themselves. */
+    public AcceptOptions rawPrivateData(byte[] bytes) {
+        Objects.requireNonNull(bytes, "rawPrivateData");
+        return new AcceptOptions(new PrivateData(MessageKind.ACCEPT, Bytes.of(bytes.clone())), qp);
+    }
+
+    public AcceptOptions qp(QpCapabilities caps) {
+        return new AcceptOptions(privateData, caps);
+    }
+}

@@ -1,0 +1,146 @@
+package org.rdmacm4j.cm.core;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+import org.rdmacm4j.cm.statemachine.CmTuning;
+import org.rdmacm4j.cm.statemachine.Deadlines;
+import org.rdmacm4j.cm.statemachine.RetryPolicy;
+import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
+import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
+
+/**
+ * How {@link RdmaCm#connect} connects. Immutable; every value is checked when it is set, so a bad
+ * option fails in the caller's thread with an {@link IllegalArgumentException}, before anything is
+ * queued or any native call is made.
+ */
+public final class ConnectOptions {
+    private final PrivateData privateData;
+    private final Deadlines deadlines;
+    private final RetryPolicy retry;
+    private final InetSocketAddress source;
+    private final QpCapabilities qp;
+    private final CmTuning tuning;
+    private final boolean awaitTimewaitExit;
+
+    private ConnectOptions(Builder b) {
+        this.privateData = b.privateData;
+        this.deadlines = b.deadlines;
+        this.retry = b.retry;
+        this.source = b.source;
+        this.qp = b.qp;
+        this.tuning = b.tuning;
+        this.awaitTimewaitExit = b.awaitTimewaitExit;
+    }
+
+    public static ConnectOptions defaults() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The framed private data sent with the connect request. */
+    public PrivateData privateData() { return privateData; }
+
+    public Deadlines deadlines() { return deadlines; }
+
+    public RetryPolicy retry() { return retry; }
+
+    /** The local address to connect from, or null to let the routing table choose. */
+    public InetSocketAddress source() { return source; }
+
+    public QpCapabilities qp() { return qp; }
+
+    public CmTuning tuning() { return tuning; }
+
+    public boolean awaitTimewaitExit() { return awaitTimewaitExit; }
+
+    /** Builder; each setter validates its argument at once. */
+    public static final class Builder {
+        private PrivateData privateData = PrivateData.none(MessageKind.CONNECT_REQUEST);
+        private Deadlines deadlines = Deadlines.defaults();
+        private RetryPolicy retry = RetryPolicy.defaults();
+        private InetSocketAddress source;
+        private QpCapabilities qp = QpCapabilities.defaults();
+        private CmTuning tuning = CmTuning.defaults();
+        private boolean awaitTimewaitExit;
+
+        private Builder() { }
+
+        /**
+         * Bytes the listener's application receives with the request, at most
+         * {@link MessageKind#CONNECT_REQUEST}'s usable size (54 bytes: 56 on the wire minus rdmacm4j's
+         * 2-byte length header, which lets the receiver get exactly these bytes back).
+         */
+        public Builder privateData(byte[] bytes) {
+            Objects.requireNonNull(bytes, "privateData");
+            this.privateData = PrivateData.encode(MessageKind.CONNECT_REQUEST, bytes);
+            return this;
+        }
+
+        /**
+         * Sends {@code bytes} as they are, without rdmacm4j's length header: for peers written
+         * against plain librdmacm that interpret the request's bytes themselves. At most 56 bytes.
+         */
+        public Builder rawPrivateData(byte[] bytes) {
+            Objects.requireNonNull(bytes, "rawPrivateData");
+            this.privateData = new PrivateData(MessageKind.CONNECT_REQUEST,
+                    org.rdmacm4j.cm.statemachine.Bytes.of(bytes.clone()));
+            return this;
+        }
+
+        /** The deadline of the whole connect: resolution, every retry and the CM handshake. */
+        public Builder timeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "timeout");
+            Deadlines d = deadlines;
+            this.deadlines = new Deadlines(timeout, d.resolveAddr(), d.resolveRoute(), d.decision(), d.accept(),
+                    d.disconnect(), d.timewait(), d.drain(), d.quiesce());
+            return this;
+        }
+
+        /** Every deadline at once (connect, kernel resolve timeouts, teardown waits). */
+        public Builder deadlines(Deadlines deadlines) {
+            this.deadlines = Objects.requireNonNull(deadlines, "deadlines");
+            return this;
+        }
+
+        /** Which failures are retried, how often, how far apart; {@link RetryPolicy#never()} to fail at once. */
+        public Builder retries(RetryPolicy retry) {
+            this.retry = Objects.requireNonNull(retry, "retries");
+            return this;
+        }
+
+        /** Connect from this local address (port 0: any port). */
+        public Builder source(InetSocketAddress source) {
+            Objects.requireNonNull(source, "source");
+            if (source.isUnresolved()) {
+                throw new IllegalArgumentException("source address " + source + " is unresolved");
+            }
+            this.source = source;
+            return this;
+        }
+
+        public Builder qp(QpCapabilities qp) {
+            this.qp = Objects.requireNonNull(qp, "qp");
+            return this;
+        }
+
+        /** RDMA read/atomic depths and retry counts sent in the request (clamped to the device's limits). */
+        public Builder tuning(CmTuning tuning) {
+            this.tuning = Objects.requireNonNull(tuning, "tuning");
+            return this;
+        }
+
+        /** Wait for TIMEWAIT_EXIT before freeing the QP on close (IB/RoCE only; off by default). */
+        public Builder awaitTimewaitExit(boolean await) {
+            this.awaitTimewaitExit = await;
+            return this;
+        }
+
+        public ConnectOptions build() {
+            return new ConnectOptions(this);
+        }
+    }
+}

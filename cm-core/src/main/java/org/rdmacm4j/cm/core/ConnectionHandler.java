@@ -1,0 +1,39 @@
+package org.rdmacm4j.cm.core;
+
+import org.rdmacm4j.cm.statemachine.AsyncEventType;
+
+/**
+ * What an application hears about one connection. Every method has an empty default, so a handler
+ * overrides only what it needs.
+ *
+ * <p>Threads: callbacks run on the {@link RdmaCm}'s callback executor, never on the CM dispatcher
+ * or a completion poller. Callbacks of one connection never run concurrently and arrive in the
+ * order the events happened; callbacks of different connections may run in parallel. A callback
+ * that throws is logged and otherwise ignored: it cannot stop the dispatcher or other connections.
+ * Blocking in a callback delays only this connection's later callbacks.
+ */
+public interface ConnectionHandler {
+
+    /** The connection is up (before the connect or accept future completes). */
+    default void onEstablished(RdmaConnection connection) { }
+
+    /** The peer disconnected (or answered our disconnect); teardown follows. */
+    default void onDisconnected(RdmaConnection connection) { }
+
+    /** The connection failed while live (peer unreachable, QP error, device removed, ...); teardown follows. */
+    default void onError(RdmaConnection connection, RdmaCmException error) { }
+
+    /** The local address changed (ADDR_CHANGE); by default the connection is then closed. */
+    default void onAddressChanged(RdmaConnection connection) { }
+
+    /** An informational async event of the QP or its port (PATH_MIG, PORT_ERR, SRQ_LIMIT_REACHED, ...). */
+    default void onAsyncEvent(RdmaConnection connection, AsyncEventType event) { }
+
+    /** Every native object of the connection has been freed; the last callback of a connection. */
+    default void onClosed(RdmaConnection connection) { }
+
+    /** A handler that ignores everything. */
+    static ConnectionHandler none() {
+        return new ConnectionHandler() { };
+    }
+}

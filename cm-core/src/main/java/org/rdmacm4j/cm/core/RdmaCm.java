@@ -1,0 +1,246 @@
+package org.rdmacm4j.cm.core;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.rdmacm4j.cm.core.internal.CmPort;
+import org.rdmacm4j.cm.core.internal.Dispatcher;
+import org.rdmacm4j.cm.core.internal.VerbsCmPort;
+import org.rdmacm4j.cm.statemachine.Transport;
+
+/**
+ * The entry point: one rdma_cm event channel, one CM dispatcher thread that owns every
+ * rdma_cm_id made through this instance, completion pollers, and a callback executor.
+ *
+ * <pre>{@code
+ * try (RdmaCm cm = RdmaCm.open()) {
+ *     RdmaListener l = cm.listen(new InetSocketAddress(addr, 7471), ListenOptions.defaults(),
+ *             request -> request.accept(handler));
+ *     RdmaConnection c = cm.connect(new InetSocketAddress(addr, 7471), ConnectOptions.defaults(), handler)
+ *             .get(10, TimeUnit.SECONDS);
+ *     c.close().get(5, TimeUnit.SECONDS);
+ * }
+ * }</pre>
+ *
+ * <p>Threads: every method may be called from any thread except that {@link #listen} and
+ * {@link #close} block (bounded) and are refused on rdmacm4j's own dispatcher and poller threads,
+ * as is {@code join()/get()} on one of its futures there.
+ *
+ * <p>Bad input is an {@link IllegalArgumentException} (or a {@link NullPointerException} for a
+ * null) in the caller's thread before anything is queued; use after close is an
+ * {@link IllegalStateException} naming this instance.
+ */
+public final class RdmaCm implements AutoCloseable {
+    private final Dispatcher dispatcher;
+    private final ExecutorService ownedExecutor;
+    private final Builder config;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final String name;
+
+    private RdmaCm(Builder b, CmPort port, String name) {
+        this.config = b;
+        this.name = name;
+        this.ownedExecutor = b.executor == null
+                ? Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name(name + "-callback-", 0).factory())
+                : null;
+        Executor callbacks = b.executor != null ? b.executor : ownedExecutor;
+        this.dispatcher = new Dispatcher(port, callbacks, System::nanoTime,
+                new Dispatcher.Config(b.historySize, b.transport, b.listenTimeout));
+        dispatcher.start();
+    }
+
+    /** Opens an instance with the defaults (one poller, virtual-thread callbacks, 10 s close). */
+    public static RdmaCm open() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Connects to {@code destination}. The future completes with the established connection, or
+     * fails with a {@link RdmaCmException} subtype saying why (rejected, unreachable, timed out, ...).
+     * Cancelling it aborts the attempt and frees everything it created.
+     *
+     * @throws IllegalArgumentException for an unresolved address or port 0
+     * @throws IllegalStateException    after {@link #close()}
+     */
+    public CompletableFuture<RdmaConnection> connect(InetSocketAddress destination, ConnectOptions options,
+                                                     ConnectionHandler handler) {
+        checkAddress(destination, "destination", false);
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(handler, "handler");
+        ensureOpen();
+        return dispatcher.connect(destination, options, handler);
+    }
+
+    /** {@link #connect(InetSocketAddress, ConnectOptions, ConnectionHandler)} with default options. */
+    public CompletableFuture<RdmaConnection> connect(InetSocketAddress destination, ConnectionHandler handler) {
+        return connect(destination, ConnectOptions.defaults(), handler);
+    }
+
+    /**
+     * Listens on {@code address} (port 0: any free port, see {@link RdmaListener#localAddress()});
+     * every request goes to {@code handler}. Returns once the id listens.
+     *
+     * @throws RdmaCmException if the address cannot be bound or listened on (in use, not on an RDMA device)
+     */
+    public RdmaListener listen(InetSocketAddress address, ListenOptions options, RequestHandler handler) {
+        Objects.requireNonNull(handler, "handler");
+        return listenInternal(address, options, handler);
+    }
+
+    /** Pull form: requests wait for {@link RdmaListener#next()}. */
+    public RdmaListener listen(InetSocketAddress address, ListenOptions options) {
+        return listenInternal(address, options, null);
+    }
+
+    private RdmaListener listenInternal(InetSocketAddress address, ListenOptions options, RequestHandler handler) {
+        checkAddress(address, "address", true);
+        Objects.requireNonNull(options, "options");
+        ensureOpen();
+        return dispatcher.listen(address, options, handler);
+    }
+
+    /** Counters since open. */
+    public CmStatistics statistics() {
+        return dispatcher.statistics();
+    }
+
+    /** True if the dispatcher died (a bug): every pending future has failed, and new calls fail. */
+    public boolean isBroken() {
+        return dispatcher.brokenCause() != null;
+    }
+
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    /**
+     * Closes every connection and listener (gracefully, or aborting if the builder said so), waits
+     * for them up to the close timeout, frees every native object, stops the threads. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        dispatcher.shutdown(config.gracefulClose, config.closeTimeout);
+        if (ownedExecutor != null) {
+            ownedExecutor.shutdown();
+            try {
+                if (!ownedExecutor.awaitTermination(config.closeTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                    System.getLogger("org.rdmacm4j.cm.core").log(System.Logger.Level.WARNING,
+                            name + ": callbacks still running after close; not waiting for them");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + (closed.get() ? " [closed]" : "");
+    }
+
+    private void ensureOpen() {
+        if (closed.get()) {
+            throw new IllegalStateException(this + " is closed");
+        }
+    }
+
+    private static void checkAddress(InetSocketAddress a, String what, boolean portZeroOk) {
+        Objects.requireNonNull(a, what);
+        if (a.isUnresolved()) {
+            throw new IllegalArgumentException(what + " " + a + " is unresolved: resolve the host name first");
+        }
+        if (!portZeroOk && a.getPort() == 0) {
+            throw new IllegalArgumentException(what + " " + a + ": port 0 cannot be connected to");
+        }
+    }
+
+    /** Options of an RdmaCm. */
+    public static final class Builder {
+        private static final java.util.concurrent.atomic.AtomicInteger SERIAL =
+                new java.util.concurrent.atomic.AtomicInteger();
+        private int pollerThreads = 1;
+        private Executor executor;
+        private Duration closeTimeout = Duration.ofSeconds(10);
+        private Duration listenTimeout = Duration.ofSeconds(10);
+        private boolean gracefulClose = true;
+        private int historySize = 32;
+        private Transport transport = Transport.ROCE;
+        private CmPort port;
+
+        private Builder() { }
+
+        /** Completion poller threads (default 1). */
+        public Builder pollerThreads(int n) {
+            if (n < 1 || n > 64) {
+                throw new IllegalArgumentException("pollerThreads must be in [1, 64], was " + n);
+            }
+            this.pollerThreads = n;
+            return this;
+        }
+
+        /**
+         * Where callbacks and future completions run (default: a virtual thread per task, owned and
+         * shut down by the RdmaCm). Callbacks of one connection stay ordered on any executor.
+         */
+        public Builder callbackExecutor(Executor executor) {
+            this.executor = Objects.requireNonNull(executor, "executor");
+            return this;
+        }
+
+        /** How long close() waits for connections to close before giving up on them (default 10 s). */
+        public Builder closeTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "closeTimeout");
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("closeTimeout must be positive, was " + timeout);
+            }
+            this.closeTimeout = timeout;
+            return this;
+        }
+
+        /** close() disconnects gracefully (default) or aborts every connection. */
+        public Builder gracefulClose(boolean graceful) {
+            this.gracefulClose = graceful;
+            return this;
+        }
+
+        /** Steps kept per id for history() and error messages (default 32). */
+        public Builder historySize(int n) {
+            if (n < 0 || n > 10_000) {
+                throw new IllegalArgumentException("historySize must be in [0, 10000], was " + n);
+            }
+            this.historySize = n;
+            return this;
+        }
+
+        /** The transport the machines assume (default RoCE; the IB CM semantics also hold for InfiniBand). */
+        public Builder transport(Transport t) {
+            this.transport = Objects.requireNonNull(t, "transport");
+            return this;
+        }
+
+        /** Test seam: drive the dispatcher against another native port. Not for applications. */
+        Builder port(CmPort p) {
+            this.port = p;
+            return this;
+        }
+
+        public RdmaCm build() {
+            String name = "rdmacm4j-" + SERIAL.incrementAndGet();
+            CmPort p = port != null ? port : VerbsCmPort.open(pollerThreads, name);
+            return new RdmaCm(this, p, name);
+        }
+    }
+}

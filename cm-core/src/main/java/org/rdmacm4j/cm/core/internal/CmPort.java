@@ -1,0 +1,113 @@
+package org.rdmacm4j.cm.core.internal;
+
+import java.net.InetSocketAddress;
+import org.rdmacm4j.cm.core.QpCapabilities;
+import org.rdmacm4j.cm.statemachine.AsyncEventType;
+import org.rdmacm4j.cm.statemachine.Bytes;
+import org.rdmacm4j.cm.statemachine.CmEventType;
+import org.rdmacm4j.cm.statemachine.CmTuning;
+import org.rdmacm4j.cm.statemachine.EventParams;
+import org.rdmacm4j.cm.statemachine.Transport;
+
+/**
+ * Everything native the dispatcher does, as one narrow interface: the real one
+ * ({@link VerbsCmPort}) calls librdmacm/libibverbs through {@code verbs}; host tests drive the
+ * dispatcher with a fake.
+ *
+ * <p>Threads: every method except {@link #wakeup()} is called on the dispatcher thread only.
+ * Fallible calls throw {@link PortCallException}; the destroy and "infallible" calls log their own
+ * failures and do not throw. A destroy of an object that does not exist is a no-op. Events are
+ * copied (and, natively, acked) before the sink sees them.
+ */
+public interface CmPort extends AutoCloseable {
+
+    /** Receives copied events during {@link #drainEvents}. */
+    interface EventSink {
+        /**
+         * One rdma_cm event. For CONNECT_REQUEST {@code id} is the new id librdmacm created and
+         * {@code listenId} the listener's; otherwise {@code listenId} is null.
+         */
+        void cmEvent(NativeId id, NativeId listenId, CmEventType type, int status, EventParams params);
+
+        /** One verbs async event routed to an id (its QP/CQ, or every id on that device/port). */
+        void asyncEvent(NativeId id, AsyncEventType type, int portNumber);
+
+        /** A native event that could not be routed or decoded: logged by the dispatcher. */
+        void unroutable(String what);
+    }
+
+    /** Waits until an event is ready, {@link #wakeup()} is called, or {@code timeoutNanos} passed. */
+    void await(long timeoutNanos);
+
+    /** Makes a running or the next {@link #await} return at once. Any thread. */
+    void wakeup();
+
+    /** Hands every event that is ready to the sink, without waiting. */
+    void drainEvents(EventSink sink);
+
+    /** {@code rdma_create_id} for RC (RDMA_PS_TCP). */
+    NativeId createId();
+
+    void bind(NativeId id, InetSocketAddress address);
+
+    void listen(NativeId id, int backlog);
+
+    void resolveAddr(NativeId id, InetSocketAddress source, InetSocketAddress destination, int timeoutMs);
+
+    void resolveRoute(NativeId id, int timeoutMs);
+
+    /**
+     * Creates the QP on the id, and its CQ and completion channel (and the device's shared PD) if
+     * absent, and registers the CQ with a completion poller. On failure, rolls back what this call
+     * created.
+     */
+    void createQp(NativeId id, QpCapabilities caps);
+
+    void connect(NativeId id, Bytes privateData, CmTuning tuning);
+
+    void accept(NativeId id, Bytes privateData, CmTuning tuning);
+
+    /** {@code rdma_reject}; logs a failure. */
+    void reject(NativeId id, Bytes privateData);
+
+    /** {@code rdma_notify(IBV_EVENT_COMM_EST)}; logs a failure. */
+    void notifyEstablished(NativeId id);
+
+    /** {@code rdma_disconnect}; logs a failure. */
+    void disconnect(NativeId id);
+
+    /** Flushes the QP; {@code drained} runs (on any thread) once its flush completions are in. */
+    void drainQp(NativeId id, Runnable drained);
+
+    /**
+     * Stops the completion poller from touching the id's CQ and acks every CQ event it took;
+     * {@code quiesced} runs (on any thread) after that. Runs at once if there is no CQ.
+     */
+    void quiesceCq(NativeId id, Runnable quiesced);
+
+    void destroyQp(NativeId id);
+
+    void destroyCq(NativeId id);
+
+    void destroyCompChannel(NativeId id);
+
+    /** {@code rdma_destroy_id}; afterwards no event names this id. */
+    void destroyId(NativeId id);
+
+    /** Gives up the id's objects without destroying them (a quiesce that never finished). Logged. */
+    void leak(NativeId id, String why);
+
+    /** The device's limits for RDMA read/atomic depths, for clamping (ids bound to a device only). */
+    CmTuning deviceLimits(NativeId id);
+
+    /** The transport of the id's device (RoCE, InfiniBand, iWARP); ROCE before it is bound. */
+    Transport transport(NativeId id);
+
+    InetSocketAddress localAddress(NativeId id);
+
+    InetSocketAddress peerAddress(NativeId id);
+
+    /** Frees what the port itself owns (event channel, PDs, pollers); objects still live are logged and leaked. */
+    @Override
+    void close();
+}

@@ -1,0 +1,907 @@
+package org.rdmacm4j.cm.core.internal;
+
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.LongFunction;
+import java.util.function.LongSupplier;
+import org.rdmacm4j.cm.core.AcceptOptions;
+import org.rdmacm4j.cm.core.CmStatistics;
+import org.rdmacm4j.cm.core.ConnectOptions;
+import org.rdmacm4j.cm.core.ConnectionClosedException;
+import org.rdmacm4j.cm.core.ConnectionFailedException;
+import org.rdmacm4j.cm.core.ConnectionHandler;
+import org.rdmacm4j.cm.core.DeviceRemovedException;
+import org.rdmacm4j.cm.core.ListenOptions;
+import org.rdmacm4j.cm.core.RdmaCmException;
+import org.rdmacm4j.cm.core.RdmaConnection;
+import org.rdmacm4j.cm.core.RdmaListener;
+import org.rdmacm4j.cm.core.RequestHandler;
+import org.rdmacm4j.cm.statemachine.Action;
+import org.rdmacm4j.cm.statemachine.AsyncEventType;
+import org.rdmacm4j.cm.statemachine.CmEventType;
+import org.rdmacm4j.cm.statemachine.CmTuning;
+import org.rdmacm4j.cm.statemachine.ConnectionPolicy;
+import org.rdmacm4j.cm.statemachine.Deadlines;
+import org.rdmacm4j.cm.statemachine.EventParams;
+import org.rdmacm4j.cm.statemachine.Input;
+import org.rdmacm4j.cm.statemachine.MachineState;
+import org.rdmacm4j.cm.statemachine.Notice;
+import org.rdmacm4j.cm.statemachine.Outcome;
+import org.rdmacm4j.cm.statemachine.RetryPolicy;
+import org.rdmacm4j.cm.statemachine.Transition;
+import org.rdmacm4j.cm.statemachine.Transport;
+import org.rdmacm4j.cm.statemachine.machine.ActiveConnectionMachine;
+import org.rdmacm4j.cm.statemachine.machine.ActiveState;
+import org.rdmacm4j.cm.statemachine.machine.ListenerMachine;
+import org.rdmacm4j.cm.statemachine.machine.ListenerState;
+import org.rdmacm4j.cm.statemachine.machine.PassiveConnectionMachine;
+import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
+import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
+
+/**
+ * The CM dispatcher: one thread per RdmaCm that owns every rdma_cm_id and every native control
+ * call. Each wake-up it drains the port's events (rdma_cm and verbs async, already copied and
+ * acked), runs the commands user threads queued, and fires due timers; each of those becomes one
+ * input to one id's state machine, whose actions it runs in order with the CallFailed contract.
+ *
+ * <p>Threads: methods named as API entry points ({@link #connect}, {@link #listen}, {@link #accept},
+ * {@link #reject}, {@link #closeCommand}, {@link #shutdown}, {@link #statistics}) may be called from
+ * any thread and only queue work; everything else runs on the dispatcher thread. Nothing here
+ * blocks on the application: futures are completed and handlers called through each id's
+ * {@link SerialExecutor} on the callback executor.
+ */
+public final class Dispatcher implements CmPort.EventSink {
+    private static final System.Logger LOG = System.getLogger("org.rdmacm4j.cm.core");
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+    /** The longest epoll wait: bounds how late a stop request is seen even if wakeup were lost. */
+    private static final long MAX_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
+    /** Tunables of one dispatcher (from RdmaCm.Builder). */
+    public record Config(int historySize, Transport defaultTransport, Duration listenTimeout) { }
+
+    /** A queued unit of work and the future that must fail if it can never run. */
+    private record Task(Runnable work, CompletableFuture<?> owner) { }
+
+    private final CmPort port;
+    private final Executor callbackBase;
+    private final LongSupplier clock;
+    private final Config config;
+    private final Stats stats = new Stats();
+    private final TimerQueue timers = new TimerQueue();
+    private final ArrayDeque<Task> tasks = new ArrayDeque<>();   // guarded by itself
+    private final Set<IdDriver> live = new LinkedHashSet<>();
+    private final Map<Long, NativeId> offered = new HashMap<>();
+    private final ArrayDeque<Runnable> deferred = new ArrayDeque<>();
+    private final LibraryThread thread;
+    private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+
+    private boolean accepting = true;      // guarded by tasks
+    private volatile boolean stopRequested;
+    private volatile Throwable broken;
+    private boolean feeding;
+    private long eventSeq;
+    private long requestSeq;
+    private long idSerial;
+
+    public Dispatcher(CmPort port, Executor callbackBase, LongSupplier clock, Config config) {
+        this.port = port;
+        this.callbackBase = callbackBase;
+        this.clock = clock;
+        this.config = config;
+        this.thread = new LibraryThread(this::loop, "rdmacm4j-dispatcher-" + INSTANCES.incrementAndGet());
+    }
+
+    public void start() {
+        thread.start();
+    }
+
+    // ------------------------------------------------------------------ API entry points (any thread)
+
+    /** Starts an active connect. The arguments are validated by the caller. */
+    public CompletableFuture<RdmaConnection> connect(InetSocketAddress destination, ConnectOptions options,
+                                                     ConnectionHandler handler) {
+        CmFuture<RdmaConnection> f = new CmFuture<>();
+        long started = clock.getAsLong();
+        submit(f, () -> {
+            if (f.isDone()) {
+                return;   // cancelled before it started: nothing to undo
+            }
+            NativeId nid;
+            try {
+                nid = port.createId();
+            } catch (PortCallException e) {
+                f.completeExceptionally(new ConnectionFailedException("connect to " + destination + ": "
+                        + e.getMessage(), List.of(), e));
+                stats.connectFailed("ConnectionFailedException");
+                return;
+            }
+            ActiveConnectionMachine machine = new ActiveConnectionMachine(activePolicy(options));
+            IdDriver d = newDriver(IdDriver.Kind.ACTIVE, machine, ActiveState.initial(), nid);
+            d.source = options.source();
+            d.destination = destination;
+            d.qp = options.qp();
+            d.connection = new ConnectionImpl(this, d, handler, started);
+            d.connection.peer = destination;
+            long req = ++requestSeq;
+            d.owed.put(req, new IdDriver.Owed(cast(f), x -> d.connection));
+            d.openRequest = req;
+            f.onCancel(() -> execute(() -> feed(d, new Input.Command.Cancel())));
+            stats.connectsStarted.increment();
+            feed(d, new Input.Command.Connect(req, options.privateData()));
+            if (f.isCancelled()) {
+                feed(d, new Input.Command.Cancel());
+            }
+        });
+        return f;
+    }
+
+    /** Creates, binds and listens on a new id; waits (bounded) for the dispatcher to do it. */
+    public RdmaListener listen(InetSocketAddress address, ListenOptions options, RequestHandler handler) {
+        LibraryThread.refuseBlocking("listen()");
+        CompletableFuture<ListenerImpl> f = new CompletableFuture<>();
+        submit(f, () -> {
+            NativeId nid = null;
+            try {
+                nid = port.createId();
+                port.bind(nid, address);
+                port.listen(nid, options.backlog());
+            } catch (PortCallException e) {
+                if (nid != null) {
+                    port.destroyId(nid);
+                }
+                f.completeExceptionally(new RdmaCmException("cannot listen on " + address + ": " + e.getMessage(),
+                        List.of(), e));
+                return;
+            }
+            ListenerMachine machine = new ListenerMachine(options.listenerPolicy());
+            IdDriver d = newDriver(IdDriver.Kind.LISTENER, machine, ListenerState.listening(), nid);
+            ListenerImpl l = new ListenerImpl(this, d, handler, options);
+            l.local = port.localAddress(nid);
+            d.listener = l;
+            f.complete(l);
+        });
+        try {
+            return f.get(config.listenTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new RdmaCmException("cannot listen on " + address, List.of(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new RdmaCmException("listen on " + address + ": the dispatcher did not answer within "
+                    + config.listenTimeout(), List.of(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RdmaCmException("listen on " + address + " interrupted", List.of(), e);
+        }
+    }
+
+    CompletableFuture<RdmaConnection> accept(RequestImpl r, ConnectionHandler handler, AcceptOptions options) {
+        CmFuture<RdmaConnection> f = new CmFuture<>();
+        IdDriver p = r.driver;
+        submit(f, () -> {
+            if (p.connection == null) {
+                p.connection = new ConnectionImpl(this, p, handler, clock.getAsLong());
+                p.connection.peer = r.peerAddress();
+                p.connection.local = r.localAddress();
+                p.qp = options.qp();
+            }
+            long req = ++requestSeq;
+            p.owed.put(req, new IdDriver.Owed(cast(f), x -> p.connection));
+            p.openRequest = req;
+            f.onCancel(() -> execute(() -> feed(p, new Input.Command.Cancel())));
+            feed(p, new Input.Command.Accept(req, options.privateData()));
+        });
+        return f;
+    }
+
+    CompletableFuture<Void> reject(RequestImpl r, PrivateData payload) {
+        return command(r.driver, req -> new Input.Command.Reject(req, payload));
+    }
+
+    /** Close, abort or reject-like commands that complete with nothing. After shutdown: done at once. */
+    CompletableFuture<Void> closeCommand(IdDriver d, LongFunction<Input.Command> make) {
+        if (stopped.isDone() && broken == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return command(d, make);
+    }
+
+    private CompletableFuture<Void> command(IdDriver d, LongFunction<Input.Command> make) {
+        CmFuture<Void> f = new CmFuture<>();
+        submit(f, () -> {
+            long req = ++requestSeq;
+            d.owed.put(req, new IdDriver.Owed(cast(f), x -> null));
+            feed(d, make.apply(req));
+        });
+        return f;
+    }
+
+    public CmStatistics statistics() {
+        return stats.snapshot();
+    }
+
+    /** Null while healthy; the cause once the dispatcher died. */
+    public Throwable brokenCause() {
+        return broken;
+    }
+
+    /**
+     * Closes (or aborts) every id, waits for them up to {@code deadline}, stops the thread and
+     * frees the port. Any thread but a library thread. Idempotent.
+     */
+    public void shutdown(boolean graceful, Duration deadline) {
+        LibraryThread.refuseBlocking("RdmaCm.close()");
+        long end = System.nanoTime() + deadline.toNanos();
+        CompletableFuture<List<CompletableFuture<Void>>> closing = new CompletableFuture<>();
+        boolean queued = submit(closing, () -> {
+            List<CompletableFuture<Void>> all = new ArrayList<>();
+            for (IdDriver d : List.copyOf(live)) {
+                CmFuture<Void> f = new CmFuture<>();
+                long req = ++requestSeq;
+                d.owed.put(req, new IdDriver.Owed(cast(f), x -> null));
+                all.add(f);
+                feed(d, graceful ? new Input.Command.Close(req) : new Input.Command.Abort(req));
+            }
+            closing.complete(all);
+        });
+        if (queued) {
+            try {
+                List<CompletableFuture<Void>> all = closing.get(remaining(end), TimeUnit.NANOSECONDS);
+                CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
+                        .get(remaining(end), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                LOG.log(Level.WARNING, "RdmaCm close: ids still open after " + deadline + ": " + liveNames());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (java.util.concurrent.ExecutionException e) {
+                LOG.log(Level.WARNING, "RdmaCm close: " + e.getCause());
+            }
+        }
+        stopRequested = true;
+        port.wakeup();
+        try {
+            stopped.get(Math.max(remaining(end), TimeUnit.SECONDS.toNanos(5)), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            LOG.log(Level.ERROR, "RdmaCm close: the dispatcher thread did not stop; leaving it");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException e) {
+            LOG.log(Level.WARNING, "RdmaCm close: " + e.getCause());
+        }
+    }
+
+    private static long remaining(long end) {
+        return Math.max(0, end - System.nanoTime());
+    }
+
+    private String liveNames() {
+        return "(" + stats.liveIds + " ids)";
+    }
+
+    // ------------------------------------------------------------------ queue
+
+    /** Queues work for the dispatcher; fails {@code owner} if the dispatcher no longer runs. Any thread. */
+    private boolean submit(CompletableFuture<?> owner, Runnable work) {
+        synchronized (tasks) {
+            if (accepting) {
+                tasks.add(new Task(work, owner));
+                port.wakeup();
+                return true;
+            }
+        }
+        Throwable cause = broken;
+        owner.completeExceptionally(cause != null
+                ? new ConnectionFailedException("the rdmacm4j dispatcher died", List.of(), cause)
+                : new ConnectionClosedException("the RdmaCm is closed", List.of()));
+        return false;
+    }
+
+    /** Queues internal work (no future of its own). */
+    private void execute(Runnable work) {
+        submit(new CompletableFuture<>(), work);
+    }
+
+    // ------------------------------------------------------------------ the loop (dispatcher thread)
+
+    private void loop() {
+        try {
+            while (!stopRequested) {
+                long wait = timers.nanosUntilNext(clock.getAsLong(), MAX_WAIT_NANOS);
+                synchronized (tasks) {
+                    if (!tasks.isEmpty()) {
+                        wait = 0;
+                    }
+                }
+                port.await(wait);
+                port.drainEvents(this);
+                runTasks();
+                fireTimers();
+            }
+            synchronized (tasks) {
+                accepting = false;
+            }
+            runTasks();   // what was queued before the door closed still runs
+            retireAllForShutdown(null);
+        } catch (Throwable t) {
+            broken = t;
+            LOG.log(Level.ERROR, "rdmacm4j dispatcher died; failing every pending operation", t);
+            synchronized (tasks) {
+                accepting = false;
+            }
+            failQueuedTasks(t);
+            retireAllForShutdown(t);
+        } finally {
+            try {
+                port.close();
+            } catch (RuntimeException e) {
+                LOG.log(Level.ERROR, "closing the native port failed", e);
+            }
+            stopped.complete(null);
+        }
+    }
+
+    private void runTasks() {
+        while (true) {
+            Task t;
+            synchronized (tasks) {
+                t = tasks.poll();
+            }
+            if (t == null) {
+                return;
+            }
+            t.work().run();
+        }
+    }
+
+    private void failQueuedTasks(Throwable cause) {
+        Task t;
+        while (true) {
+            synchronized (tasks) {
+                t = tasks.poll();
+            }
+            if (t == null) {
+                return;
+            }
+            t.owner().completeExceptionally(new ConnectionFailedException("the rdmacm4j dispatcher died",
+                    List.of(), cause));
+        }
+    }
+
+    private void fireTimers() {
+        TimerQueue.Expiry e;
+        while ((e = timers.pollDue(clock.getAsLong())) != null) {
+            IdDriver d = e.driver();
+            feed(d, new Input.TimerExpired(e.kind(), e.generation()));
+        }
+    }
+
+    /** After the loop: whatever is still live (close deadline passed, or the loop died) is given up. */
+    private void retireAllForShutdown(Throwable cause) {
+        for (IdDriver d : List.copyOf(live)) {
+            RuntimeException ex = cause == null
+                    ? new ConnectionClosedException(d.name() + ": the RdmaCm closed before it did", d.historySnapshot())
+                    : new ConnectionFailedException(d.name() + ": the rdmacm4j dispatcher died", d.historySnapshot(),
+                    cause);
+            failAllOwed(d, ex);
+            if (!d.idDestroyed && d.nativeId != null) {
+                port.leak(d.nativeId, "still open when its RdmaCm stopped");
+                d.leaked = true;
+            }
+            retire(d);
+        }
+    }
+
+    // ------------------------------------------------------------------ events from the port
+
+    @Override
+    public void cmEvent(NativeId id, NativeId listenId, CmEventType type, int status, EventParams params) {
+        stats.cmEvents.increment();
+        Input.CmEvent ev = new Input.CmEvent(++eventSeq, type, status, params);
+        if (type == CmEventType.CONNECT_REQUEST) {
+            connectRequest(id, listenId, ev);
+            return;
+        }
+        IdDriver d = id.driver();
+        if (d == null) {
+            LOG.log(Level.WARNING, "rdma_cm event " + type + " for an id no machine owns; ignored");
+            return;
+        }
+        feed(d, ev);
+        JfrEvents.CmEventDispatched jfr = new JfrEvents.CmEventDispatched();
+        if (jfr.shouldCommit()) {
+            jfr.id = d.name();
+            jfr.event = type.name();
+            jfr.status = status;
+            jfr.phase = d.phase();
+            jfr.commit();
+        }
+    }
+
+    private void connectRequest(NativeId id, NativeId listenId, Input.CmEvent ev) {
+        stats.requestsReceived.increment();
+        IdDriver l = listenId == null ? null : listenId.driver();
+        if (l == null || l.retired) {
+            port.reject(id, Rejects.listenerClosed());
+            port.destroyId(id);
+            return;
+        }
+        offered.put(ev.seq(), id);
+        feed(l, ev);
+        NativeId unclaimed = offered.remove(ev.seq());
+        if (unclaimed != null) {
+            // The listener neither offered nor refused it (it crashed): answer the peer anyway.
+            LOG.log(Level.WARNING, l.name() + " did not decide on connection request " + ev.seq() + "; refusing it");
+            port.reject(unclaimed, Rejects.listenerClosed());
+            port.destroyId(unclaimed);
+        }
+    }
+
+    @Override
+    public void asyncEvent(NativeId id, AsyncEventType type, int portNumber) {
+        stats.asyncEvents.increment();
+        IdDriver d = id.driver();
+        if (d == null) {
+            return;
+        }
+        feed(d, new Input.AsyncEvent(++eventSeq, type, portNumber));
+    }
+
+    @Override
+    public void unroutable(String what) {
+        LOG.log(Level.DEBUG, what);
+    }
+
+    // ------------------------------------------------------------------ stepping
+
+    /**
+     * Feeds one input to one id and runs its actions; then the follow-up CallFailed or
+     * CallsSucceeded the contract requires, before any other input of that id. Not re-entrant:
+     * inputs produced for other ids while actions run are queued and fed afterwards, in order.
+     */
+    void feed(IdDriver d, Input first) {
+        if (feeding) {
+            deferred.add(() -> feed(d, first));
+            return;
+        }
+        feeding = true;
+        try {
+            step(d, first);
+            Runnable next;
+            while ((next = deferred.poll()) != null) {
+                feeding = true;
+                next.run();
+            }
+        } finally {
+            feeding = false;
+        }
+    }
+
+    private void step(IdDriver d, Input first) {
+        try {
+            Input in = first;
+            while (in != null) {
+                Transition<? extends MachineState<?>> t = d.step(in, clock.getAsLong());
+                in = run(d, t.actions());
+            }
+            if (d.terminal() && !d.retired) {
+                retire(d);
+            }
+        } catch (RuntimeException | LinkageError | AssertionError e) {
+            crash(d, e);
+        }
+    }
+
+    /** Runs actions in order; returns the follow-up input (CallFailed, CallsSucceeded) or null. */
+    private Input run(IdDriver d, List<Action> actions) {
+        boolean nativeCallRan = false;
+        for (Action a : actions) {
+            if (a instanceof Action.NativeCall call) {
+                try {
+                    runNative(d, call);
+                    nativeCallRan = true;
+                } catch (PortCallException e) {
+                    LOG.log(Level.DEBUG, () -> d.name() + ": " + e.getMessage());
+                    return new Input.CallFailed(call, e.errno());
+                }
+            } else {
+                runAction(d, a);
+            }
+        }
+        return nativeCallRan ? new Input.CallsSucceeded() : null;
+    }
+
+    private void runNative(IdDriver d, Action.NativeCall call) {
+        switch (call) {
+            case Action.CreateId c -> {
+                NativeId nid = port.createId();
+                nid.attach(d);
+                d.nativeId = nid;
+                d.idDestroyed = false;
+            }
+            case Action.ResolveAddr r -> port.resolveAddr(d.nativeId, d.source, d.destination, r.timeoutMs());
+            case Action.ResolveRoute r -> port.resolveRoute(d.nativeId, r.timeoutMs());
+            case Action.CreateQp c -> port.createQp(d.nativeId, d.qp);
+            case Action.Connect c -> port.connect(d.nativeId, c.privateData(),
+                    clamp(c.tuning(), port.deviceLimits(d.nativeId)));
+            case Action.Accept a -> port.accept(d.nativeId, a.privateData(),
+                    clamp(a.tuning(), port.deviceLimits(d.nativeId)));
+            case Action.JoinMulticast j -> throw new PortCallException("rdma_join_multicast", 95,
+                    "multicast needs a UD id; this one is RC", null);
+            case Action.Relisten r -> relisten(d);
+        }
+    }
+
+    private void relisten(IdDriver d) {
+        ListenerImpl l = d.listener;
+        NativeId nid = port.createId();
+        try {
+            port.bind(nid, l.local);
+            port.listen(nid, l.options.backlog());
+        } catch (PortCallException e) {
+            port.destroyId(nid);
+            throw e;
+        }
+        nid.attach(d);
+        d.nativeId = nid;
+        d.idDestroyed = false;
+    }
+
+    private void runAction(IdDriver d, Action a) {
+        switch (a) {
+            // Bookkeeping only: verbs acked each event when it copied it (CmEventChannel, DeviceContext).
+            case Action.AckCmEvent x -> { }
+            case Action.AckAsyncEvent x -> { }
+            case Action.Reject r -> {
+                port.reject(d.nativeId, r.privateData());
+                stats.rejects.increment();
+            }
+            case Action.Notify n -> port.notifyEstablished(d.nativeId);
+            case Action.Disconnect x -> port.disconnect(d.nativeId);
+            case Action.DrainQp x -> port.drainQp(d.nativeId,
+                    () -> execute(() -> feed(d, new Input.Quiesced(Input.Resource.QP))));
+            case Action.QuiesceCq x -> port.quiesceCq(d.nativeId,
+                    () -> execute(() -> feed(d, new Input.Quiesced(Input.Resource.CQ))));
+            case Action.DestroyQp x -> port.destroyQp(d.nativeId);
+            case Action.DestroyCq x -> port.destroyCq(d.nativeId);
+            case Action.DestroyCompChannel x -> port.destroyCompChannel(d.nativeId);
+            case Action.DestroyId x -> {
+                if (d.idDestroyed) {
+                    LOG.log(Level.WARNING, d.name() + ": a second DestroyId ignored");
+                } else {
+                    port.destroyId(d.nativeId);
+                    d.idDestroyed = true;
+                }
+            }
+            case Action.LeakId x -> {
+                port.leak(d.nativeId, x.why());
+                d.leaked = true;
+                d.idDestroyed = true;
+                LOG.log(Level.WARNING, d.name() + ": native objects given up (" + x.why() + ")\n"
+                        + d.historySnapshot());
+            }
+            case Action.LeaveMulticast x -> LOG.log(Level.WARNING, d.name() + ": LeaveMulticast on an RC id ignored");
+            case Action.OfferRequest o -> offer(d, o.request());
+            case Action.RefuseRequest r -> refuse(r.request(), r.rejectData());
+            case Action.SettleRequest s -> settle(d);
+            case Action.ArmTimer t -> timers.arm(d, t.kind(), t.generation(), clock.getAsLong() + t.delayNanos());
+            case Action.CancelTimer t -> timers.cancel(d, t.kind());
+            case Action.CompleteFuture c -> complete(d, c.request(), c.outcome());
+            case Action.FailFuture f -> fail(d, f.request(), f.failure());
+            case Action.CallHandler h -> notice(d, h.notice());
+            case Action.LogUnexpected u -> LOG.log(Level.DEBUG, () -> d.name() + ": unexpected " + u.input()
+                    + " in " + u.phase() + ": " + u.why());
+            case Action.NativeCall n -> throw new AssertionError("native calls run in runNative: " + n);
+        }
+    }
+
+    // ------------------------------------------------------------------ requests
+
+    private void offer(IdDriver listener, Input.CmEvent ev) {
+        NativeId nid = offered.remove(ev.seq());
+        if (nid == null) {
+            LOG.log(Level.WARNING, listener.name() + ": OfferRequest for an unknown request " + ev.seq());
+            return;
+        }
+        ListenerImpl l = listener.listener;
+        PassiveConnectionMachine machine = new PassiveConnectionMachine(passivePolicy(l.options, port.transport(nid)));
+        Transition<? extends MachineState<?>> opened = machine.open(ev, port.deviceLimits(nid));
+        IdDriver p = newDriver(IdDriver.Kind.PASSIVE, machine, opened.next(), nid);
+        p.offeredBy = listener;
+        p.history.add(clock.getAsLong(), p.phase(), "CONNECT_REQUEST");
+        RequestImpl r = new RequestImpl(this, p, port.peerAddress(nid), port.localAddress(nid),
+                PrivateData.decode(ev.params().privateData()));
+        p.request = r;
+        Input follow = run(p, opened.actions());
+        if (follow != null) {
+            feed(p, follow);   // deferred: we are inside the listener's step
+        }
+        if (l.handler != null) {
+            RequestHandler h = l.handler;
+            p.callbacks.execute(() -> {
+                try {
+                    h.onRequest(r);
+                } catch (Throwable t) {
+                    stats.callbackFailures.increment();
+                    LOG.log(Level.WARNING, "RequestHandler threw for " + r + "; rejecting the request", t);
+                    r.reject();
+                }
+            });
+        } else {
+            l.enqueue(r, p.callbacks);
+        }
+    }
+
+    /** A pull-form request nobody will take (the listener is closing): refuse it. Any thread. */
+    void refuseQueued(RequestImpl r) {
+        execute(() -> {
+            long req = ++requestSeq;
+            r.driver.owed.put(req, new IdDriver.Owed(cast(new CmFuture<Void>()), x -> null));
+            feed(r.driver, new Input.Command.Close(req));
+        });
+    }
+
+    private void refuse(Input.CmEvent request, org.rdmacm4j.cm.statemachine.Bytes rejectData) {
+        NativeId nid = offered.remove(request.seq());
+        if (nid == null) {
+            LOG.log(Level.WARNING, "RefuseRequest for an unknown request " + request.seq());
+            return;
+        }
+        port.reject(nid, rejectData);
+        port.destroyId(nid);
+        stats.rejects.increment();
+    }
+
+    private void settle(IdDriver d) {
+        if (d.offeredBy != null && !d.requestSettled) {
+            d.requestSettled = true;
+            IdDriver l = d.offeredBy;
+            feed(l, new Input.RequestSettled());
+        }
+    }
+
+    // ------------------------------------------------------------------ futures and handlers
+
+    private void complete(IdDriver d, long request, Outcome outcome) {
+        IdDriver.Owed owed = d.owed.remove(request);
+        if (owed == null) {
+            LOG.log(Level.DEBUG, () -> d.name() + ": CompleteFuture for unknown request " + request);
+            return;
+        }
+        if (outcome instanceof Outcome.Connected c) {
+            connected(d, c);
+        }
+        Object value = owed.value().apply(outcome);
+        d.callbacks.execute(() -> owed.future().complete(value));
+    }
+
+    private void fail(IdDriver d, long request, org.rdmacm4j.cm.statemachine.Failure failure) {
+        IdDriver.Owed owed = d.owed.remove(request);
+        if (owed == null) {
+            LOG.log(Level.DEBUG, () -> d.name() + ": FailFuture for unknown request " + request);
+            return;
+        }
+        RuntimeException ex = Failures.toException(failure, d.name(), d.historySnapshot());
+        if (request == d.openRequest && d.kind == IdDriver.Kind.ACTIVE) {
+            stats.connectFailed(Failures.counterKey(ex));
+            JfrEvents.ConnectFailed jfr = new JfrEvents.ConnectFailed();
+            if (jfr.shouldCommit()) {
+                jfr.connection = d.name();
+                jfr.reason = ex.getMessage();
+                jfr.commit();
+            }
+        }
+        d.callbacks.execute(() -> owed.future().completeExceptionally(ex));
+    }
+
+    private void failAllOwed(IdDriver d, RuntimeException ex) {
+        for (IdDriver.Owed owed : d.owed.values()) {
+            d.callbacks.execute(() -> owed.future().completeExceptionally(ex));
+        }
+        d.owed.clear();
+    }
+
+    /** Fills in the connection's addresses and the peer's data (once; the dispatcher thread). */
+    private void connected(IdDriver d, Outcome.Connected c) {
+        ConnectionImpl conn = d.connection;
+        if (conn == null || conn.establishedNanos != 0) {
+            return;
+        }
+        conn.local = port.localAddress(d.nativeId);
+        conn.peer = port.peerAddress(d.nativeId);
+        conn.peerData = c.peerData().payload().toArray();
+        conn.establishedNanos = clock.getAsLong();
+        if (d.kind == IdDriver.Kind.ACTIVE) {
+            stats.connectsSucceeded.increment();
+        } else {
+            stats.accepts.increment();
+        }
+        JfrEvents.Established jfr = new JfrEvents.Established();
+        if (jfr.shouldCommit()) {
+            jfr.connection = d.name();
+            jfr.peer = String.valueOf(conn.peer);
+            jfr.setupNanos = conn.establishedNanos - conn.startedNanos;
+            jfr.commit();
+        }
+    }
+
+    private void notice(IdDriver d, Notice n) {
+        switch (n) {
+            case Notice.Established e -> {
+                connected(d, e.connection());
+                handler(d, (h, c) -> h.onEstablished(c));
+            }
+            case Notice.Disconnected x -> {
+                stats.disconnects.increment();
+                handler(d, (h, c) -> h.onDisconnected(c));
+            }
+            case Notice.Error e -> {
+                var ex = Failures.forHandler(e.failure(), d.name(), d.historySnapshot());
+                handler(d, (h, c) -> h.onError(c, ex));
+            }
+            case Notice.AddressChanged x -> handler(d, (h, c) -> h.onAddressChanged(c));
+            case Notice.DeviceRemoved x -> {
+                var ex = new DeviceRemovedException(d.name() + ": the RDMA device was removed", d.historySnapshot());
+                handler(d, (h, c) -> h.onError(c, ex));
+            }
+            case Notice.Async a -> handler(d, (h, c) -> h.onAsyncEvent(c, a.event()));
+            case Notice.RequestExpired r -> {
+                if (d.request != null) {
+                    var ex = (org.rdmacm4j.cm.core.RequestExpiredException)
+                            Failures.toException(r.failure(), d.name(), d.historySnapshot());
+                    RequestImpl req = d.request;
+                    d.callbacks.execute(() -> req.expired.complete(ex));
+                }
+            }
+            case Notice.MulticastRejoined m -> LOG.log(Level.DEBUG, d.name() + ": rejoined " + m.group());
+            case Notice.MulticastLost m -> LOG.log(Level.WARNING, d.name() + ": lost multicast group " + m.group());
+        }
+    }
+
+    private void handler(IdDriver d, java.util.function.BiConsumer<ConnectionHandler, ConnectionImpl> call) {
+        ConnectionImpl c = d.connection;
+        if (c == null || c.handler == null) {
+            return;
+        }
+        d.callbacks.execute(() -> safely(c, h -> call.accept(h, c)));
+    }
+
+    private void safely(ConnectionImpl c, Consumer<ConnectionHandler> call) {
+        try {
+            call.accept(c.handler);
+        } catch (Throwable t) {
+            stats.callbackFailures.increment();
+            LOG.log(Level.WARNING, "a ConnectionHandler callback of " + c + " threw; ignored", t);
+        }
+    }
+
+    // ------------------------------------------------------------------ lifecycle of drivers
+
+    private IdDriver newDriver(IdDriver.Kind kind, org.rdmacm4j.cm.statemachine.CmIdMachine<?, ?> machine,
+                               MachineState<?> initial, NativeId nid) {
+        IdDriver d = new IdDriver(kind, ++idSerial, machine, initial, config.historySize(), clock.getAsLong(),
+                new SerialExecutor(callbackBase));
+        nid.attach(d);
+        d.nativeId = nid;
+        live.add(d);
+        stats.liveIds = live.size();
+        return d;
+    }
+
+    /** The machine reached its terminal phase: settle what is left and tell the application. */
+    private void retire(IdDriver d) {
+        if (d.retired) {
+            return;
+        }
+        d.retired = true;
+        timers.cancelAll(d);
+        live.remove(d);
+        stats.liveIds = live.size();
+        if (!d.owed.isEmpty()) {
+            failAllOwed(d, new ConnectionClosedException(d.name() + " closed", d.historySnapshot()));
+        }
+        if (d.offeredBy != null) {
+            settle(d);
+        }
+        ConnectionImpl c = d.connection;
+        if (c != null) {
+            JfrEvents.Closed jfr = new JfrEvents.Closed();
+            if (jfr.shouldCommit()) {
+                jfr.connection = d.name();
+                jfr.lifetimeNanos = clock.getAsLong() - d.createdNanos;
+                jfr.leaked = d.leaked;
+                jfr.commit();
+            }
+            d.callbacks.execute(() -> c.closed.complete(null));
+            handler(d, (h, conn) -> h.onClosed(conn));
+        }
+        ListenerImpl l = d.listener;
+        if (l != null) {
+            for (RequestImpl untaken : l.closeQueue()) {
+                refuseQueued(untaken);
+            }
+            d.callbacks.execute(() -> l.closed.complete(null));
+        }
+    }
+
+    /**
+     * An unexpected exception while driving one id (a bug): log it with the id's history, fail that
+     * id's futures, free what can be freed without blocking, and keep the dispatcher going.
+     */
+    private void crash(IdDriver d, Throwable e) {
+        LOG.log(Level.ERROR, d.name() + " failed inside the dispatcher; only this id is affected\n"
+                + d.historySnapshot(), e);
+        ConnectionFailedException ex = new ConnectionFailedException(d.name() + ": internal error: " + e,
+                d.historySnapshot(), e);
+        failAllOwed(d, ex);
+        handler(d, (h, c) -> h.onError(c, ex));
+        NativeId nid = d.nativeId;
+        if (nid != null && !d.idDestroyed) {
+            d.idDestroyed = true;
+            try {
+                port.quiesceCq(nid, () -> execute(() -> {
+                    port.destroyQp(nid);
+                    port.destroyCq(nid);
+                    port.destroyCompChannel(nid);
+                    port.destroyId(nid);
+                }));
+            } catch (RuntimeException again) {
+                port.leak(nid, "crashed and could not be quiesced: " + again);
+                d.leaked = true;
+            }
+        }
+        retire(d);
+    }
+
+    // ------------------------------------------------------------------ policies
+
+    private ConnectionPolicy activePolicy(ConnectOptions o) {
+        return new ConnectionPolicy(config.defaultTransport(), o.deadlines(), o.retry(), o.tuning(),
+                o.awaitTimewaitExit(), true, false, 3);
+    }
+
+    private static ConnectionPolicy passivePolicy(ListenOptions o, Transport transport) {
+        Deadlines d = Deadlines.defaults();
+        Deadlines deadlines = new Deadlines(d.connect(), d.resolveAddr(), d.resolveRoute(), o.decisionTimeout(),
+                o.acceptTimeout(), d.disconnect(), d.timewait(), d.drain(), d.quiesce());
+        return new ConnectionPolicy(transport, deadlines, RetryPolicy.never(), o.tuning(), false, true, false, 3);
+    }
+
+    /** The device's limits cap what the policy asks for (rdma_connect/rdma_accept fail with EINVAL beyond them). */
+    static CmTuning clamp(CmTuning wanted, CmTuning device) {
+        if (device == null) {
+            return wanted;
+        }
+        return new CmTuning(Math.min(wanted.responderResources(), device.responderResources()),
+                Math.min(wanted.initiatorDepth(), device.initiatorDepth()), wanted.retryCount(),
+                wanted.rnrRetryCount());
+    }
+
+    @SuppressWarnings("unchecked")
+    private static CmFuture<Object> cast(CmFuture<?> f) {
+        return (CmFuture<Object>) f;
+    }
+
+    /** True on the dispatcher thread. */
+    boolean inDispatcher() {
+        return Thread.currentThread() == thread;
+    }
+
+    static PrivateData noData() {
+        return PrivateData.none(MessageKind.CONNECT_REQUEST);
+    }
+}

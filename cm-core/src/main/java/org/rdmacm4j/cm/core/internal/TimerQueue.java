@@ -1,0 +1,100 @@
+package org.rdmacm4j.cm.core.internal;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.PriorityQueue;
+import org.rdmacm4j.cm.statemachine.TimerKind;
+
+/**
+ * The dispatcher's timers: a heap ordered by deadline, read by the dispatcher loop to bound its
+ * epoll wait. No thread per timer. Cancelled entries stay in the heap, marked, until they surface.
+ * Dispatcher thread only.
+ */
+final class TimerQueue {
+    record Expiry(IdDriver driver, TimerKind kind, long generation) { }
+
+    private static final class Entry implements Comparable<Entry> {
+        final long deadline;
+        final long order;
+        final IdDriver driver;
+        final TimerKind kind;
+        final long generation;
+        boolean cancelled;
+
+        Entry(long deadline, long order, IdDriver driver, TimerKind kind, long generation) {
+            this.deadline = deadline;
+            this.order = order;
+            this.driver = driver;
+            this.kind = kind;
+            this.generation = generation;
+        }
+
+        @Override
+        public int compareTo(Entry o) {
+            int c = Long.compare(deadline, o.deadline);
+            return c != 0 ? c : Long.compare(order, o.order);
+        }
+    }
+
+    private final PriorityQueue<Entry> heap = new PriorityQueue<>();
+    private final Map<IdDriver, EnumMap<TimerKind, Entry>> armed = new java.util.HashMap<>();
+    private long order;
+
+    void arm(IdDriver d, TimerKind kind, long generation, long deadlineNanos) {
+        EnumMap<TimerKind, Entry> byKind = armed.computeIfAbsent(d, k -> new EnumMap<>(TimerKind.class));
+        Entry old = byKind.get(kind);
+        if (old != null) {
+            old.cancelled = true;
+        }
+        Entry e = new Entry(deadlineNanos, order++, d, kind, generation);
+        byKind.put(kind, e);
+        heap.add(e);
+    }
+
+    void cancel(IdDriver d, TimerKind kind) {
+        EnumMap<TimerKind, Entry> byKind = armed.get(d);
+        if (byKind == null) {
+            return;
+        }
+        Entry e = byKind.remove(kind);
+        if (e != null) {
+            e.cancelled = true;
+        }
+        if (byKind.isEmpty()) {
+            armed.remove(d);
+        }
+    }
+
+    void cancelAll(IdDriver d) {
+        EnumMap<TimerKind, Entry> byKind = armed.remove(d);
+        if (byKind != null) {
+            byKind.values().forEach(e -> e.cancelled = true);
+        }
+    }
+
+    /** Nanoseconds until the next live deadline (0 if one is due), or {@code max} if none is nearer. */
+    long nanosUntilNext(long now, long max) {
+        Entry e;
+        while ((e = heap.peek()) != null && e.cancelled) {
+            heap.poll();
+        }
+        return e == null ? max : Math.max(0, Math.min(max, e.deadline - now));
+    }
+
+    /** Removes and returns the next expiry due at {@code now}, or null. */
+    Expiry pollDue(long now) {
+        Entry e;
+        while ((e = heap.peek()) != null && (e.cancelled || e.deadline <= now)) {
+            heap.poll();
+            if (!e.cancelled) {
+                cancel(e.driver, e.kind);
+                return new Expiry(e.driver, e.kind, e.generation);
+            }
+        }
+        return null;
+    }
+
+    int armedCount() {
+        return armed.values().stream().mapToInt(Map::size).sum();
+    }
+}

@@ -1,0 +1,624 @@
+package org.rdmacm4j.cm.core.internal;
+
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import org.rdmacm4j.cm.core.QpCapabilities;
+import org.rdmacm4j.cm.statemachine.AsyncEventType;
+import org.rdmacm4j.cm.statemachine.Bytes;
+import org.rdmacm4j.cm.statemachine.CmEventType;
+import org.rdmacm4j.cm.statemachine.CmTuning;
+import org.rdmacm4j.cm.statemachine.EventParams;
+import org.rdmacm4j.cm.statemachine.Transport;
+import org.rdmacm4j.verbs.RdmaException;
+import org.rdmacm4j.verbs.cm.CmDevices;
+import org.rdmacm4j.verbs.cm.CmEvent;
+import org.rdmacm4j.verbs.cm.CmEventChannel;
+import org.rdmacm4j.verbs.cm.CmId;
+import org.rdmacm4j.verbs.cm.ConnParam;
+import org.rdmacm4j.verbs.cm.PortSpace;
+import org.rdmacm4j.verbs.ibv.AsyncEvent;
+import org.rdmacm4j.verbs.ibv.CompletionChannel;
+import org.rdmacm4j.verbs.ibv.CompletionQueue;
+import org.rdmacm4j.verbs.ibv.DeviceAttributes;
+import org.rdmacm4j.verbs.ibv.DeviceContext;
+import org.rdmacm4j.verbs.ibv.ProtectionDomain;
+import org.rdmacm4j.verbs.ibv.QpAttributes;
+import org.rdmacm4j.verbs.ibv.QpInitAttributes;
+import org.rdmacm4j.verbs.ibv.QpState;
+import org.rdmacm4j.verbs.ibv.QpType;
+import org.rdmacm4j.verbs.ibv.QueuePair;
+import org.rdmacm4j.verbs.sys.Epoll;
+import org.rdmacm4j.verbs.sys.EventFd;
+
+/**
+ * The real {@link CmPort}: librdmacm and libibverbs through {@code verbs}. One rdma_cm event
+ * channel (non-blocking), one epoll over it, a wake-up eventfd and the async fd of every device in
+ * use; a shared PD per device, freed with its last QP; completion pollers for the CQs.
+ *
+ * <p>Threads: the dispatcher's, except {@link #wakeup()}.
+ */
+public final class VerbsCmPort implements CmPort {
+    private static final System.Logger LOG = System.getLogger("org.rdmacm4j.cm.core");
+    private static final long TOKEN_CM = 1;
+    private static final long TOKEN_WAKE = 2;
+    private static final int ENODEV = 19;
+
+    /** The native objects of one id. */
+    static final class VerbsId extends NativeId {
+        final CmId cmId;
+        QueuePair qp;
+        CompletionQueue cq;
+        CompletionChannel channel;
+        Device device;
+        CompletionPoller poller;
+        long pollerToken;
+
+        VerbsId(CmId cmId) {
+            this.cmId = cmId;
+        }
+
+        @Override
+        public String toString() {
+            return cmId.toString();
+        }
+    }
+
+    /** A device in use: librdmacm's context (borrowed through rdma_get_devices), its PD, its async fd. */
+    private static final class Device {
+        final CmDevices snapshot;
+        final DeviceContext context;
+        final ProtectionDomain pd;
+        final long token;
+        int users;
+
+        Device(CmDevices snapshot, DeviceContext context, long token) {
+            this.snapshot = snapshot;
+            this.context = context;
+            this.pd = context.allocatePd();
+            this.token = token;
+        }
+    }
+
+    private final CmEventChannel channel;
+    private final Epoll epoll;
+    private final EventFd wake;
+    private final Map<CmId, VerbsId> ids = new IdentityHashMap<>();
+    private final Map<Long, Device> devices = new HashMap<>();
+    private final Map<Long, CmTuning> limitsByContext = new HashMap<>();
+    private final Map<QueuePair, VerbsId> byQp = new IdentityHashMap<>();
+    private final Map<CompletionQueue, VerbsId> byCq = new IdentityHashMap<>();
+    private final List<Object> leaked = new ArrayList<>();
+    private final CompletionPoller[] pollers;
+    private int nextPoller;
+    private long nextDeviceToken = 100;
+    private EventSink sink;
+
+    private VerbsCmPort(int pollerThreads, String name) {
+        this.channel = CmEventChannel.create();
+        channel.setNonBlocking(true);
+        this.epoll = Epoll.create(64);
+        this.wake = EventFd.create();
+        epoll.add(channel.fd(), TOKEN_CM);
+        epoll.add(wake.fd(), TOKEN_WAKE);
+        this.pollers = new CompletionPoller[pollerThreads];
+        for (int i = 0; i < pollerThreads; i++) {
+            pollers[i] = new CompletionPoller(name + "-poller-" + i);
+        }
+    }
+
+    /** Opens the event channel, epoll and pollers. Throws IllegalStateException if librdmacm is missing. */
+    public static VerbsCmPort open(int pollerThreads, String name) {
+        return new VerbsCmPort(pollerThreads, name);
+    }
+
+    // ------------------------------------------------------------------ waiting and events
+
+    @Override
+    public void await(long timeoutNanos) {
+        long ms = timeoutNanos <= 0 ? 0 : Math.max(1, (timeoutNanos + 999_999) / 1_000_000);
+        epoll.await(ms);
+    }
+
+    @Override
+    public void wakeup() {
+        wake.signal();
+    }
+
+    @Override
+    public void drainEvents(EventSink s) {
+        this.sink = s;
+        wake.drain();
+        while (true) {
+            CmEvent e;
+            try {
+                e = channel.getEvent();   // copied and acked inside
+            } catch (IllegalStateException unknownId) {
+                s.unroutable(unknownId.getMessage());
+                continue;
+            }
+            if (e == null) {
+                break;
+            }
+            deliver(e, s);
+        }
+        for (Device d : List.copyOf(devices.values())) {
+            drainAsync(d, s);
+        }
+    }
+
+    private void deliver(CmEvent e, EventSink s) {
+        VerbsId id = ids.get(e.id());
+        if (id == null) {
+            id = new VerbsId(e.id());   // CONNECT_REQUEST: librdmacm created this id for the request
+            ids.put(e.id(), id);
+        }
+        VerbsId listen = e.listenId() == null ? null : ids.get(e.listenId());
+        var type = CmEventType.find(e.type().value());
+        if (type.isEmpty()) {
+            s.unroutable("unknown rdma_cm event " + e.type() + " ignored");
+            return;
+        }
+        s.cmEvent(id, listen, type.get(), e.status(), params(e));
+    }
+
+    private static EventParams params(CmEvent e) {
+        if (e.conn() != null) {
+            ConnParam c = e.conn();
+            return new EventParams.Conn(Bytes.of(c.privateData()), c.responderResources(), c.initiatorDepth(),
+                    c.flowControl(), c.retryCount(), c.rnrRetryCount(), c.srq() != 0, c.qpNum());
+        }
+        if (e.ud() != null) {
+            return new EventParams.Ud(Bytes.of(e.ud().privateData()), Bytes.empty(), e.ud().qpNum(), e.ud().qkey(), "");
+        }
+        return new EventParams.None();
+    }
+
+    private void drainAsync(Device d, EventSink s) {
+        while (true) {
+            AsyncEvent a;
+            try {
+                a = d.context.getAsyncEvent();   // copied and acked inside
+            } catch (RuntimeException e) {
+                s.unroutable("ibv_get_async_event failed on " + d.context + ": " + e);
+                return;
+            }
+            if (a == null) {
+                return;
+            }
+            var type = AsyncEventType.find(a.type().value());
+            if (type.isEmpty()) {
+                s.unroutable("unknown async event " + a.type() + " ignored");
+                continue;
+            }
+            VerbsId target = a.queuePair() != null ? byQp.get(a.queuePair())
+                    : a.completionQueue() != null ? byCq.get(a.completionQueue()) : null;
+            if (target != null) {
+                s.asyncEvent(target, type.get(), a.portNumber());
+            } else if (a.queuePair() == null && a.completionQueue() == null && a.sharedReceiveQueue() == null) {
+                // Port or device event: every id on this device hears it.
+                for (VerbsId id : List.copyOf(ids.values())) {
+                    if (id.device == d) {
+                        s.asyncEvent(id, type.get(), a.portNumber());
+                    }
+                }
+            } else {
+                s.unroutable("async event " + a.type() + " for an object no id owns");
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ ids
+
+    @Override
+    public NativeId createId() {
+        try {
+            CmId cmId = channel.createId(PortSpace.TCP);
+            VerbsId id = new VerbsId(cmId);
+            ids.put(cmId, id);
+            return id;
+        } catch (RdmaException e) {
+            throw failed(e);
+        }
+    }
+
+    @Override
+    public void bind(NativeId id, InetSocketAddress address) {
+        try {
+            v(id).cmId.bind(address);
+        } catch (RdmaException e) {
+            throw failed(e);
+        }
+    }
+
+    @Override
+    public void listen(NativeId id, int backlog) {
+        try {
+            v(id).cmId.listen(backlog);
+        } catch (RdmaException e) {
+            throw failed(e);
+        }
+    }
+
+    @Override
+    public void resolveAddr(NativeId id, InetSocketAddress source, InetSocketAddress destination, int timeoutMs) {
+        try {
+            v(id).cmId.resolveAddress(source, destination, Duration.ofMillis(timeoutMs));
+        } catch (RdmaException e) {
+            throw failed(e);
+        }
+    }
+
+    @Override
+    public void resolveRoute(NativeId id, int timeoutMs) {
+        try {
+            v(id).cmId.resolveRoute(Duration.ofMillis(timeoutMs));
+        } catch (RdmaException e) {
+            throw failed(e);
+        }
+    }
+
+    @Override
+    public void createQp(NativeId nid, QpCapabilities caps) {
+        VerbsId id = v(nid);
+        if (id.qp != null) {
+            return;
+        }
+        Device dev = device(id);
+        boolean madeChannel = false;
+        boolean madeCq = false;
+        try {
+            if (id.channel == null) {
+                id.channel = dev.context.createCompletionChannel();
+                id.channel.setNonBlocking(true);
+                madeChannel = true;
+            }
+            if (id.cq == null) {
+                id.cq = dev.context.createCq(caps.cqSize(), id.channel, 0);
+                madeCq = true;
+            }
+            id.qp = id.cmId.createQp(dev.pd, new QpInitAttributes(QpType.RC, id.cq, id.cq, null, caps.maxSendWr(),
+                    caps.maxRecvWr(), caps.maxSendSge(), caps.maxRecvSge(), caps.maxInlineData(), false));
+        } catch (RdmaException e) {
+            if (madeCq) {
+                closeQuietly(id.cq);
+                id.cq = null;
+            }
+            if (madeChannel) {
+                closeQuietly(id.channel);
+                id.channel = null;
+            }
+            releaseDeviceIfUnused(id);
+            throw failed(e);
+        }
+        byQp.put(id.qp, id);
+        if (madeCq) {
+            byCq.put(id.cq, id);
+            id.poller = pollers[nextPoller++ % pollers.length];
+            id.pollerToken = id.poller.register(id.channel, id.cq);
+        }
+    }
+
+    /** The device of the id, opened (PD allocated, async fd watched) on first use. */
+    private Device device(VerbsId id) {
+        if (id.device != null) {
+            return id.device;
+        }
+        long handle;
+        try {
+            handle = id.cmId.context().handle();
+        } catch (IllegalStateException unbound) {
+            throw new PortCallException("rdma_create_qp", ENODEV, "the id is not bound to a device", unbound);
+        }
+        Device dev = devices.get(handle);
+        if (dev == null) {
+            CmDevices snapshot = CmDevices.open();
+            DeviceContext ctx = null;
+            for (DeviceContext c : snapshot.contexts()) {
+                if (c.handle() == handle) {
+                    ctx = c;
+                }
+            }
+            if (ctx == null) {
+                snapshot.close();
+                throw new PortCallException("rdma_create_qp", ENODEV,
+                        "the id's device is not in rdma_get_devices' list", null);
+            }
+            try {
+                dev = new Device(snapshot, ctx, nextDeviceToken++);
+                ctx.setAsyncNonBlocking(true);
+                epoll.add(ctx.asyncFd(), dev.token);
+            } catch (RdmaException e) {
+                if (dev != null) {
+                    closeQuietly(dev.pd);
+                }
+                closeQuietly(snapshot);
+                throw failed(e);
+            }
+            devices.put(handle, dev);
+        }
+        dev.users++;
+        id.device = dev;
+        return dev;
+    }
+
+    private void releaseDeviceIfUnused(VerbsId id) {
+        Device dev = id.device;
+        if (dev == null || id.qp != null || id.cq != null || id.channel != null) {
+            return;
+        }
+        id.device = null;
+        if (--dev.users > 0) {
+            return;
+        }
+        devices.values().remove(dev);
+        try {
+            epoll.remove(dev.context.asyncFd());
+        } catch (RuntimeException e) {
+            LOG.log(Level.DEBUG, "epoll remove of an async fd: " + e);
+        }
+        closeQuietly(dev.pd);
+        closeQuietly(dev.snapshot);
+    }
+
+    @Override
+    public void connect(NativeId id, Bytes privateData, CmTuning t) {
+        try {
+            v(id).cmId.connect(param(privateData, t));
+        } catch (RdmaException e) {
+            throw failed(e);
+        }
+    }
+
+    @Override
+    public void accept(NativeId id, Bytes privateData, CmTuning t) {
+        try {
+            v(id).cmId.accept(param(privateData, t));
+        } catch (RdmaException e) {
+            throw failed(e);
+        }
+    }
+
+    private static ConnParam param(Bytes privateData, CmTuning t) {
+        return new ConnParam(privateData.toArray(), t.responderResources(), t.initiatorDepth(), 0, t.retryCount(),
+                t.rnrRetryCount(), 0, 0);
+    }
+
+    @Override
+    public void reject(NativeId id, Bytes privateData) {
+        try {
+            v(id).cmId.reject(privateData.toArray());
+        } catch (RdmaException e) {
+            LOG.log(Level.DEBUG, "rdma_reject: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public void notifyEstablished(NativeId id) {
+        try {
+            v(id).cmId.notify(org.rdmacm4j.verbs.ibv.AsyncEventType.COMM_EST);
+        } catch (RdmaException e) {
+            LOG.log(Level.DEBUG, "rdma_notify: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public void disconnect(NativeId id) {
+        try {
+            v(id).cmId.disconnect();
+        } catch (RdmaException e) {
+            // EINVAL when the CM already ended the connection: expected on crossing disconnects.
+            LOG.log(Level.DEBUG, "rdma_disconnect: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public void drainQp(NativeId nid, Runnable drained) {
+        VerbsId id = v(nid);
+        if (id.qp != null) {
+            try {
+                // rdma_disconnect already moved it to ERR in most paths; make sure, so posted work flushes.
+                id.qp.modify(new QpAttributes().state(QpState.ERR));
+            } catch (RdmaException e) {
+                LOG.log(Level.DEBUG, "moving the QP to ERR: " + e.getMessage());
+            }
+        }
+        if (id.poller == null) {
+            drained.run();
+        } else {
+            id.poller.drain(id.pollerToken, drained);
+        }
+    }
+
+    @Override
+    public void quiesceCq(NativeId nid, Runnable quiesced) {
+        VerbsId id = v(nid);
+        if (id.poller == null) {
+            quiesced.run();
+        } else {
+            CompletionPoller p = id.poller;
+            id.poller = null;
+            p.quiesce(id.pollerToken, quiesced);
+        }
+    }
+
+    @Override
+    public void destroyQp(NativeId nid) {
+        VerbsId id = v(nid);
+        if (id.qp == null) {
+            return;
+        }
+        try {
+            id.qp.close();
+            byQp.remove(id.qp);
+            id.qp = null;
+        } catch (RuntimeException e) {
+            LOG.log(Level.ERROR, "rdma_destroy_qp failed for " + id + "; leaking the QP", e);
+            giveUp(id.qp);
+            id.qp = null;
+        }
+        releaseDeviceIfUnused(id);
+    }
+
+    @Override
+    public void destroyCq(NativeId nid) {
+        VerbsId id = v(nid);
+        if (id.cq == null) {
+            return;
+        }
+        if (id.poller != null) {
+            // Never destroy a CQ a poller may still touch (the machine quiesces first; this is the guard).
+            LOG.log(Level.ERROR, "DestroyCq before the CQ was quiesced for " + id + "; leaking the CQ");
+            giveUp(id.cq);
+        } else {
+            try {
+                id.cq.close();
+            } catch (RuntimeException e) {
+                LOG.log(Level.ERROR, "ibv_destroy_cq failed for " + id + "; leaking the CQ", e);
+                giveUp(id.cq);
+            }
+        }
+        byCq.remove(id.cq);
+        id.cq = null;
+        releaseDeviceIfUnused(id);
+    }
+
+    @Override
+    public void destroyCompChannel(NativeId nid) {
+        VerbsId id = v(nid);
+        if (id.channel == null) {
+            return;
+        }
+        try {
+            id.channel.close();
+        } catch (RuntimeException e) {
+            LOG.log(Level.ERROR, "ibv_destroy_comp_channel failed for " + id + "; leaking it", e);
+            giveUp(id.channel);
+        }
+        id.channel = null;
+        releaseDeviceIfUnused(id);
+    }
+
+    @Override
+    public void destroyId(NativeId nid) {
+        VerbsId id = v(nid);
+        if (id.cmId.isClosed()) {
+            return;
+        }
+        if (id.qp != null || id.cq != null || id.channel != null) {
+            LOG.log(Level.ERROR, "DestroyId with native objects still open on " + id + "; leaking them and the id");
+            leak(id, "destroy ordered before its QP/CQ/channel were freed");
+            return;
+        }
+        try {
+            id.cmId.close();
+        } catch (RuntimeException e) {
+            LOG.log(Level.ERROR, "rdma_destroy_id failed for " + id + "; leaking the id", e);
+            giveUp(id.cmId);
+        }
+        ids.remove(id.cmId);
+    }
+
+    @Override
+    public void leak(NativeId nid, String why) {
+        VerbsId id = v(nid);
+        LOG.log(Level.WARNING, "leaking the native objects of " + id + ": " + why);
+        if (id.qp != null) {
+            byQp.remove(id.qp);
+            giveUp(id.qp);
+        }
+        if (id.cq != null) {
+            byCq.remove(id.cq);
+            giveUp(id.cq);
+        }
+        if (id.channel != null) {
+            giveUp(id.channel);
+        }
+        giveUp(id.cmId);
+        ids.remove(id.cmId);
+    }
+
+    private void giveUp(Object o) {
+        leaked.add(o);   // kept reachable: a Cleaner would only log it, but a leak is reported once, here
+    }
+
+    @Override
+    public CmTuning deviceLimits(NativeId nid) {
+        VerbsId id = v(nid);
+        DeviceContext ctx;
+        try {
+            ctx = id.cmId.context();
+        } catch (IllegalStateException unbound) {
+            return null;
+        }
+        return limitsByContext.computeIfAbsent(ctx.handle(), h -> {
+            DeviceAttributes a = ctx.query();
+            return new CmTuning(Math.min(255, a.maxQpRdAtom()), Math.min(255, a.maxQpInitRdAtom()), 7, 7);
+        });
+    }
+
+    @Override
+    public Transport transport(NativeId id) {
+        // rxe and every RoCE/IB device report through the IB CM; iWARP detection needs the node type,
+        // which verbs does not expose yet (docs/architecture.md, "What is not done").
+        return Transport.ROCE;
+    }
+
+    @Override
+    public InetSocketAddress localAddress(NativeId id) {
+        return v(id).cmId.localAddress();
+    }
+
+    @Override
+    public InetSocketAddress peerAddress(NativeId id) {
+        return v(id).cmId.peerAddress();
+    }
+
+    @Override
+    public void close() {
+        for (CompletionPoller p : pollers) {
+            p.stop();
+        }
+        for (VerbsId id : List.copyOf(ids.values())) {
+            LOG.log(Level.WARNING, "RdmaCm closing with " + id + " still open; leaking it");
+            leak(id, "open when the port closed");
+        }
+        boolean idsLeft = !leaked.isEmpty();
+        for (Device d : List.copyOf(devices.values())) {
+            if (d.users == 0 || !idsLeft) {
+                closeQuietly(d.pd);
+                closeQuietly(d.snapshot);
+            }
+        }
+        devices.clear();
+        if (!idsLeft) {
+            closeQuietly(channel);
+        }
+        epoll.close();
+        wake.close();
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (Exception e) {
+            LOG.log(Level.ERROR, "closing " + c + " failed", e);
+        }
+    }
+
+    private static VerbsId v(NativeId id) {
+        return (VerbsId) id;
+    }
+
+    private static PortCallException failed(RdmaException e) {
+        return new PortCallException(e.function(), e.errno(), e.getMessage(), e);
+    }
+}
