@@ -85,7 +85,10 @@ public final class Dispatcher implements CmPort.EventSink {
     private final ArrayDeque<Task> tasks = new ArrayDeque<>();   // guarded by itself
     private final Set<IdDriver> live = new LinkedHashSet<>();
     private final Map<Long, NativeId> offered = new HashMap<>();
-    private final ArrayDeque<Runnable> deferred = new ArrayDeque<>();
+    /** An input for another id produced while an id's actions ran; fed once that step is done. */
+    private record Deferred(IdDriver driver, Input input) { }
+
+    private final ArrayDeque<Deferred> deferred = new ArrayDeque<>();
     private final LibraryThread thread;
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
 
@@ -475,16 +478,15 @@ public final class Dispatcher implements CmPort.EventSink {
      */
     void feed(IdDriver d, Input first) {
         if (feeding) {
-            deferred.add(() -> feed(d, first));
+            deferred.add(new Deferred(d, first));
             return;
         }
         feeding = true;
         try {
             step(d, first);
-            Runnable next;
+            Deferred next;
             while ((next = deferred.poll()) != null) {
-                feeding = true;
-                next.run();
+                step(next.driver(), next.input());
             }
         } finally {
             feeding = false;
