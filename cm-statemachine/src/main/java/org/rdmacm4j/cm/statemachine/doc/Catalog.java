@@ -79,6 +79,12 @@ public final class Catalog {
         r.reach(ActivePhase.BACKOFF, s, cm(CmEventType.ADDR_ERROR, -110));
         s = r.reach(ActivePhase.RESOLVING_ROUTE, s, cm(CmEventType.ADDR_RESOLVED, 0));
         s = r.reach(ActivePhase.CONNECTING, s, cm(CmEventType.ROUTE_RESOLVED, 0));
+        ActiveState retry = r.reach(ActivePhase.RETRY_DRAINING, s, cm(CmEventType.REJECTED, RejectReason.IB_INVALID_SERVICE_ID));
+        r.reach(ActivePhase.RETRY_RELEASING, retry, new Input.Quiesced(Input.Resource.QP));
+        // Only an iWARP id abandons a connect whose result is outstanding; the state is stepped by the
+        // catalogued (IB) machine, whose policy differs only in the transport.
+        r.file(ActivePhase.CONNECT_ABANDONED, new ActiveConnectionMachine(ConnectionPolicy.defaults(Transport.IWARP))
+                .step(s, new Command.Close(3)).next());
         s = r.reach(ActivePhase.ESTABLISHED, s, cm(CmEventType.ESTABLISHED, 0));
         s = r.reach(ActivePhase.DISCONNECTING, s, new Command.Close(2));
         s = r.reach(ActivePhase.TIMEWAIT, s, cm(CmEventType.DISCONNECTED, 0));
@@ -88,7 +94,9 @@ public final class Catalog {
         return new Entry<>(m, r.inPhaseOrder(),
                 "Active RC id: Connect, then (IDLE) -> RESOLVING_ADDR (ADDR_ERROR from there for BACKOFF) -> "
                         + "RESOLVING_ROUTE -> CONNECTING -> ESTABLISHED -> Close -> DISCONNECTING -> DISCONNECTED -> "
-                        + "TIMEWAIT -> TIMEWAIT_EXIT -> DRAINING -> Quiesced(QP) -> RELEASING -> Quiesced(CQ) -> CLOSED");
+                        + "TIMEWAIT -> TIMEWAIT_EXIT -> DRAINING -> Quiesced(QP) -> RELEASING -> Quiesced(CQ) -> CLOSED; "
+                        + "CONNECTING -> REJECTED(8) -> RETRY_DRAINING -> Quiesced(QP) -> RETRY_RELEASING; "
+                        + "CONNECTING -> Close on an iWARP id -> CONNECT_ABANDONED");
     }
 
     public static Entry<PassivePhase, PassiveState> passive() {

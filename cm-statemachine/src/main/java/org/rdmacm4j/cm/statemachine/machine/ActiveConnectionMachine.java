@@ -12,6 +12,7 @@ import org.rdmacm4j.cm.statemachine.Outcome;
 import org.rdmacm4j.cm.statemachine.RejectReason;
 import org.rdmacm4j.cm.statemachine.TimerKind;
 import org.rdmacm4j.cm.statemachine.Transition;
+import org.rdmacm4j.cm.statemachine.Transport;
 import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.Draft;
 import org.rdmacm4j.cm.statemachine.machine.Teardown.Mode;
 import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
@@ -70,6 +71,8 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                 Teardown.terminal(phase, in, out);
                 yield phase;
             }
+            case RETRY_DRAINING, RETRY_RELEASING -> retrying(phase, in, d, out);
+            case CONNECT_ABANDONED -> abandoned(in, d, out);
         };
     }
 
@@ -133,6 +136,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                     out.add(new Action.Connect(d.openPayload.wire(), policy.tuning()));
                     // From here on there may be a connection that the teardown must disconnect.
                     d.connectSent = true;
+                    d.connectOutstanding = true;
                     yield ActivePhase.CONNECTING;
                 }
                 case ROUTE_ERROR -> resolution.routeError(phase, e, d, out);
@@ -142,6 +146,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                     }
                     Outcome.Connected connected = new Outcome.Connected(
                             PrivateData.decode(e.params().privateData()), e.params());
+                    d.connectOutstanding = false;
                     Opening.opened(d, out, connected);
                     d.attempts = 0;
                     out.notice(new Notice.Established(connected));
@@ -151,17 +156,15 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                     if (phase != ActivePhase.CONNECTING) {
                         yield unexpected(out, phase, in, "no connect is outstanding");
                     }
-                    RejectReason reason = RejectReason.decode(policy.transport(), e.status(),
-                            e.params().privateData());
-                    yield Opening.retryRejected(d, out, policy, reason)
-                            ? ActivePhase.BACKOFF
-                            : fail(d, out, Opening.rejected(reason), Mode.ABORT);
+                    yield rejected(d, out, RejectReason.decode(policy.transport(), e.status(),
+                            e.params().privateData()));
                 }
                 case CONNECT_ERROR -> {
                     if (phase != ActivePhase.CONNECTING) {
                         yield unexpected(out, phase, in, "no connect is outstanding");
                     }
                     d.connectionLost = true;
+                    d.connectOutstanding = false;
                     yield fail(d, out, new Failure.ConnectError(e.status()), Mode.ABORT);
                 }
                 case UNREACHABLE -> {
@@ -169,12 +172,18 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                         yield unexpected(out, phase, in, "nothing is in flight between attempts");
                     }
                     d.connectionLost = true;
+                    d.connectOutstanding = false;
                     yield fail(d, out, new Failure.Unreachable(e.status()), Mode.ABORT);
                 }
                 // DISCONNECTED before ESTABLISHED (UCX #4719): fail the connect, answer with rdma_disconnect.
-                case DISCONNECTED -> phase == ActivePhase.CONNECTING
-                        ? fail(d, out, new Failure.PeerDisconnected(e.status()), Mode.ABORT)
-                        : unexpected(out, phase, in, "no connection to disconnect");
+                case DISCONNECTED -> {
+                    if (phase != ActivePhase.CONNECTING) {
+                        yield unexpected(out, phase, in, "no connection to disconnect");
+                    }
+                    d.connectOutstanding = false;
+                    Teardown.answerDisconnect(d, out);
+                    yield fail(d, out, new Failure.PeerDisconnected(e.status()), Mode.ABORT);
+                }
                 case DEVICE_REMOVAL -> fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
                 case ADDR_CHANGE -> phase; // the attempt goes on; if it fails, the retry policy decides
                 case CONNECT_RESPONSE -> unexpected(out, phase, in,
@@ -188,14 +197,14 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                     yield fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
                 }
                 if (e.type().breaksQueuePair() && d.hasQp) {
-                    yield fail(d, out, new Failure.QueuePairError(e.type()), Mode.ABORT);
+                    yield giveUp(phase, d, out, new Failure.QueuePairError(e.type()));
                 }
                 yield asyncWithoutConnection(phase, e, d, out);
             }
             case Input.TimerExpired t -> {
                 d.timers = d.timers.fired(t.kind());
                 yield switch (t.kind()) {
-                    case CONNECT_DEADLINE -> fail(d, out, new Failure.TimedOut(TimerKind.CONNECT_DEADLINE), Mode.ABORT);
+                    case CONNECT_DEADLINE -> giveUp(phase, d, out, new Failure.TimedOut(TimerKind.CONNECT_DEADLINE));
                     case RETRY_BACKOFF -> resolution.retryDue(phase, t, d, out);
                     case DECISION_DEADLINE, ACCEPT_DEADLINE, DISCONNECT_DEADLINE, TIMEWAIT_DEADLINE, DRAIN_DEADLINE,
                          QUIESCE_DEADLINE, RELISTEN_BACKOFF, CONNECT_RESULT_DEADLINE -> unexpected(out, phase, in, "timer not used while connecting");
@@ -207,17 +216,17 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
             case Input.CallFailed f -> callFailed(phase, f, d, out);
             case Input.Command.Close c -> {
                 d.closeWaiters.add(c.request());
-                yield fail(d, out, new Failure.Closed(), Mode.ABORT);
+                yield giveUp(phase, d, out, new Failure.Closed());
             }
             case Input.Command.Abort c -> {
                 d.closeWaiters.add(c.request());
-                yield fail(d, out, new Failure.Closed(), Mode.ABORT);
+                yield giveUp(phase, d, out, new Failure.Closed());
             }
             case Input.Command.Disconnect c -> {
                 d.disconnectWaiters.add(c.request());
-                yield fail(d, out, new Failure.Closed(), Mode.ABORT);
+                yield giveUp(phase, d, out, new Failure.Closed());
             }
-            case Input.Command.Cancel c -> fail(d, out, new Failure.Cancelled(), Mode.ABORT);
+            case Input.Command.Cancel c -> giveUp(phase, d, out, new Failure.Cancelled());
             case Input.Command.Connect c -> illegal(out, c.request(), "a connect is already in progress", phase);
             case Input.Command.Accept c -> illegal(out, c.request(), "an active id cannot accept", phase);
             case Input.Command.Reject c -> illegal(out, c.request(), "an active id cannot reject", phase);
@@ -238,7 +247,11 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
             case Action.ResolveRoute a -> resolution.resolveRouteFailed(phase, f, d, out);
             case Action.Connect a when phase == ActivePhase.CONNECTING -> {
                 d.connectSent = false;
-                yield fail(d, out, new Failure.NativeCallFailed("rdma_connect", f.errno()), Mode.ABORT);
+                d.connectOutstanding = false;
+                // siw: nobody listens on the port is a synchronous ECONNREFUSED, not a REJECTED event.
+                yield policy.transport() == Transport.IWARP && f.errno() == RejectReason.ECONNREFUSED
+                        ? rejected(d, out, new RejectReason.NoListener())
+                        : fail(d, out, new Failure.NativeCallFailed("rdma_connect", f.errno()), Mode.ABORT);
             }
             case Action.Connect a -> unexpected(out, phase, f, "no connect was just issued");
             case Action.Accept a -> unexpected(out, phase, f, "an active id never accepts");
@@ -257,6 +270,159 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
             case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL ->
                     unexpected(out, phase, e, "queue error but this id has no QP yet");
         };
+    }
+
+    /** REJECTED (or a refused rdma_connect): retry with a fresh id after draining, or fail. */
+    private ActivePhase rejected(Draft d, Emitter out, RejectReason reason) {
+        return switch (Opening.retryRejected(d, out, policy, reason)) {
+            case DRAIN -> ActivePhase.RETRY_DRAINING;
+            case BACKOFF -> ActivePhase.BACKOFF;
+            case FAIL -> fail(d, out, Opening.rejected(reason), Mode.ABORT);
+        };
+    }
+
+    /**
+     * The application or a deadline gives up on the open. On iWARP with rdma_connect's MPA reply
+     * still outstanding, iw_cm_disconnect and rdma_destroy_id would block the dispatcher until it
+     * arrives, so the open future fails now and the teardown waits (bounded) for the result event.
+     */
+    private ActivePhase giveUp(ActivePhase phase, Draft d, Emitter out, Failure cause) {
+        if (phase == ActivePhase.CONNECTING && d.connectOutstanding && policy.transport() == Transport.IWARP) {
+            if (d.pendingOpen != 0) {
+                out.fail(d.pendingOpen, cause);
+                d.pendingOpen = 0;
+            }
+            d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out.actions);
+            d.timers = d.timers.arm(TimerKind.CONNECT_RESULT_DEADLINE, policy.deadlines().connect().toNanos(),
+                    out.actions);
+            return ActivePhase.CONNECT_ABANDONED;
+        }
+        return fail(d, out, cause, Mode.ABORT);
+    }
+
+    /** RETRY_DRAINING / RETRY_RELEASING: replacing a rejected id, waits bounded like the teardown's. */
+    private ActivePhase retrying(ActivePhase phase, Input in, Draft d, Emitter out) {
+        Teardown.Stage stage = phase == ActivePhase.RETRY_DRAINING ? Teardown.Stage.DRAINING : Teardown.Stage.RELEASING;
+        if (in instanceof Input.Quiesced q && q.resource() == Input.Resource.QP && stage == Teardown.Stage.DRAINING) {
+            return Opening.retryDrained(d, out, policy) ? ActivePhase.RETRY_RELEASING : ActivePhase.BACKOFF;
+        }
+        if (in instanceof Input.Quiesced q && q.resource() == Input.Resource.CQ && stage == Teardown.Stage.RELEASING) {
+            Opening.retryReleased(d, out, policy, true);
+            return ActivePhase.BACKOFF;
+        }
+        if (in instanceof Input.TimerExpired t) {
+            d.timers = d.timers.fired(t.kind());
+            return switch (t.kind()) {
+                case DRAIN_DEADLINE -> {
+                    out.unexpected(phase, in, "QP did not flush in time; stopping the poller anyway");
+                    yield Opening.retryDrained(d, out, policy) ? ActivePhase.RETRY_RELEASING : ActivePhase.BACKOFF;
+                }
+                case QUIESCE_DEADLINE -> {
+                    out.unexpected(phase, in, "CQ poller did not stop in time; leaking the rejected id's QP, CQ and "
+                            + "completion channel");
+                    Opening.retryReleased(d, out, policy, false);
+                    yield ActivePhase.BACKOFF;
+                }
+                case CONNECT_DEADLINE -> ActivePhase.of(Teardown.takeOver(d, out,
+                        new Failure.TimedOut(TimerKind.CONNECT_DEADLINE), stage));
+                case RETRY_BACKOFF, DECISION_DEADLINE, ACCEPT_DEADLINE, DISCONNECT_DEADLINE, TIMEWAIT_DEADLINE,
+                     RELISTEN_BACKOFF, CONNECT_RESULT_DEADLINE -> unexpected(out, phase, in, "timer not used while retrying");
+            };
+        }
+        if (in instanceof Input.Command c) {
+            return switch (c) {
+                case Input.Command.Close x -> {
+                    d.closeWaiters.add(x.request());
+                    yield ActivePhase.of(Teardown.takeOver(d, out, new Failure.Closed(), stage));
+                }
+                case Input.Command.Abort x -> {
+                    d.closeWaiters.add(x.request());
+                    yield ActivePhase.of(Teardown.takeOver(d, out, new Failure.Closed(), stage));
+                }
+                case Input.Command.Disconnect x -> {
+                    d.disconnectWaiters.add(x.request());
+                    yield ActivePhase.of(Teardown.takeOver(d, out, new Failure.Closed(), stage));
+                }
+                case Input.Command.Cancel x -> ActivePhase.of(Teardown.takeOver(d, out, new Failure.Cancelled(), stage));
+                case Input.Command.Connect x -> illegal(out, x.request(), "a connect is already in progress", phase);
+                case Input.Command.Accept x -> illegal(out, x.request(), "an active id cannot accept", phase);
+                case Input.Command.Reject x -> illegal(out, x.request(), "an active id cannot reject", phase);
+                case Input.Command.JoinMulticast x -> illegal(out, x.request(), "multicast needs a UD id", phase);
+                case Input.Command.LeaveMulticast x -> illegal(out, x.request(), "multicast needs a UD id", phase);
+            };
+        }
+        boolean deviceGone = in instanceof CmEvent e && e.type() == org.rdmacm4j.cm.statemachine.CmEventType.DEVICE_REMOVAL
+                || in instanceof Input.AsyncEvent a && a.type() == org.rdmacm4j.cm.statemachine.AsyncEventType.DEVICE_FATAL;
+        if (deviceGone) {
+            Teardown.takeOver(d, out, new Failure.DeviceRemoved(), stage);
+            return ActivePhase.of(Teardown.onInput(stage, phase, in, d, out, policy, false));
+        }
+        // Late events of the rejected attempt, QP errors of the flush, stray inputs: as in a teardown.
+        Teardown.Stage next = Teardown.onInput(stage, phase, in, d, out, policy, false);
+        return next == stage ? phase : ActivePhase.of(next);
+    }
+
+    /** CONNECT_ABANDONED (iWARP): the open failed already; wait for rdma_connect's result, then tear down. */
+    private ActivePhase abandoned(Input in, Draft d, Emitter out) {
+        ActivePhase phase = ActivePhase.CONNECT_ABANDONED;
+        return switch (in) {
+            case CmEvent e -> switch (e.type()) {
+                // A connection exists now: disconnect it (no longer blocks) and flush.
+                case ESTABLISHED -> resultArrived(d, out, Mode.ABORT);
+                case DISCONNECTED -> {
+                    Teardown.answerDisconnect(d, out);
+                    yield resultArrived(d, out, Mode.ABORT);
+                }
+                case REJECTED, CONNECT_ERROR, UNREACHABLE -> {
+                    d.connectionLost = true;
+                    yield resultArrived(d, out, Mode.ABORT);
+                }
+                case DEVICE_REMOVAL -> resultArrived(d, out, Mode.DEVICE_GONE);
+                case ADDR_CHANGE, TIMEWAIT_EXIT, ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR,
+                     CONNECT_RESPONSE -> phase;
+                case CONNECT_REQUEST -> unexpected(out, phase, in, "connection request on a non-listening id");
+                case MULTICAST_JOIN, MULTICAST_ERROR -> unexpected(out, phase, in, "multicast event on an RC id");
+            };
+            case Input.AsyncEvent e -> e.type() == org.rdmacm4j.cm.statemachine.AsyncEventType.DEVICE_FATAL
+                    ? resultArrived(d, out, Mode.DEVICE_GONE)
+                    : phase;   // QP errors are expected: the QP may be failing with the connect
+            case Input.TimerExpired t -> {
+                d.timers = d.timers.fired(t.kind());
+                if (t.kind() == TimerKind.CONNECT_RESULT_DEADLINE) {
+                    yield ActivePhase.of(Teardown.leak(d, out, "iWARP: no result of rdma_connect within "
+                            + policy.deadlines().connect() + "; rdma_disconnect/rdma_destroy_id would block the "
+                            + "dispatcher until the MPA reply, so the id, its QP, CQ and channel are leaked"));
+                }
+                yield unexpected(out, phase, in, "timer should have been cancelled when the connect was abandoned");
+            }
+            case Input.Command.Close c -> {
+                d.closeWaiters.add(c.request());
+                yield phase;
+            }
+            case Input.Command.Abort c -> {
+                d.closeWaiters.add(c.request());
+                yield phase;
+            }
+            case Input.Command.Disconnect c -> {
+                out.complete(c.request(), new Outcome.Done());
+                yield phase;
+            }
+            case Input.Command.Cancel c -> phase;
+            case Input.Command.Connect c -> Teardown.terminalMisuse(out, c.request(), phase);
+            case Input.Command.Accept c -> Teardown.terminalMisuse(out, c.request(), phase);
+            case Input.Command.Reject c -> Teardown.terminalMisuse(out, c.request(), phase);
+            case Input.Command.JoinMulticast c -> Teardown.terminalMisuse(out, c.request(), phase);
+            case Input.Command.LeaveMulticast c -> Teardown.terminalMisuse(out, c.request(), phase);
+            case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
+            case Input.CallFailed f -> unexpected(out, phase, in, "no native call is outstanding");
+            case Input.RequestSettled r -> unexpected(out, phase, in, "only a listener offers requests");
+            case Input.CallsSucceeded s -> phase;
+        };
+    }
+
+    private ActivePhase resultArrived(Draft d, Emitter out, Mode mode) {
+        d.connectOutstanding = false;
+        return fail(d, out, new Failure.Closed(), mode);
     }
 
     private ActivePhase fail(Draft d, Emitter out, Failure failure, Mode mode) {

@@ -22,10 +22,20 @@ public enum ActivePhase implements Phase {
     TIMEWAIT(7),
     /** QP flushing, waiting for Quiesced(QP) (bounded). */
     DRAINING(8),
-    /** QP destroyed, waiting for the CQ poller to ack its events (bounded). */
+    /** Waiting for the CQ poller to stop and ack its events (bounded); then QP, CQ, channel, id are destroyed. */
     RELEASING(9),
     /** Every native object destroyed. */
-    CLOSED(10);
+    CLOSED(10),
+    /** REJECTED with a retryable reason: the QP flushes (bounded) before the id is replaced. */
+    RETRY_DRAINING(11),
+    /** Retry: the CQ poller stops (bounded); then QP, CQ, channel and the rejected id are destroyed, and BACKOFF. */
+    RETRY_RELEASING(12),
+    /**
+     * iWARP: the connect was given up (close, abort, cancel, deadline, QP error) while rdma_connect
+     * awaits its MPA reply. iw_cm_disconnect and rdma_destroy_id would block until then, so the
+     * teardown waits (bounded) for the result event; past the deadline the id is leaked.
+     */
+    CONNECT_ABANDONED(13);
 
     static {
         Phase.checkCodes(ActivePhase.class);

@@ -35,7 +35,11 @@ import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
  * @param expired         the request expired before a decision; later accept/reject/close fail with it
  * @param pendingOutcome  the outcome of {@code pendingOpen}, completed on CallsSucceeded (the open's
  *                        last fallible calls ran in the previous step); null if none is deferred
- * @param connectOutstanding iWARP: rdma_connect was issued and its result event has not arrived
+ * @param connectOutstanding rdma_connect was issued and its result event (ESTABLISHED, REJECTED,
+ *                        CONNECT_ERROR, UNREACHABLE, DISCONNECTED) has not arrived; on iWARP a
+ *                        disconnect or destroy would block until it does
+ * @param disconnectAnswered the peer's DISCONNECTED was answered with rdma_disconnect (the DREP of
+ *                        a crossing disconnect), once per id
  */
 public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<Long> closeWaiters,
                                 List<Long> disconnectWaiters, int attempts, RetryFrom retryFrom, boolean hasId,
@@ -43,7 +47,7 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
                                 boolean disconnectSent, boolean established, Timers timers,
                                 Map<String, Group> groups, PrivateData.Received peerData, EventParams requestParams,
                                 CmTuning acceptTuning, boolean settleOwed, Failure.Expired expired,
-                                Outcome pendingOutcome, boolean connectOutstanding) {
+                                Outcome pendingOutcome, boolean connectOutstanding, boolean disconnectAnswered) {
 
     /** Where a retry resumes. */
     public enum RetryFrom {
@@ -72,7 +76,7 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
     public static ConnectionContext fresh() {
         return new ConnectionContext(0, null, List.of(), List.of(), 0, RetryFrom.RESOLVE_ADDR, true, false,
                 false, false, false, false, false, Timers.none(), Map.of(), PrivateData.Received.nothing(),
-                new EventParams.None(), null, false, null, null, false);
+                new EventParams.None(), null, false, null, null, false, false);
     }
 
     Draft draft() {
@@ -103,6 +107,7 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
         Failure.Expired expired;
         Outcome pendingOutcome;
         boolean connectOutstanding;
+        boolean disconnectAnswered;
 
         Draft(ConnectionContext c) {
             pendingOpen = c.pendingOpen;
@@ -127,13 +132,14 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
             expired = c.expired;
             pendingOutcome = c.pendingOutcome;
             connectOutstanding = c.connectOutstanding;
+            disconnectAnswered = c.disconnectAnswered;
         }
 
         ConnectionContext build() {
             return new ConnectionContext(pendingOpen, openPayload, closeWaiters, disconnectWaiters, attempts,
                     retryFrom, hasId, hasQp, hasCq, connectSent, connectionLost, disconnectSent, established,
                     timers, groups, peerData, requestParams, acceptTuning, settleOwed, expired, pendingOutcome,
-                    connectOutstanding);
+                    connectOutstanding, disconnectAnswered);
         }
     }
 }

@@ -76,23 +76,15 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
                     out.notice(new Notice.AddressChanged());
                     yield policy.relistenOnAddrChange() && phase == ListenerPhase.LISTENING ? restart(s, out) : s;
                 }
-                case DEVICE_REMOVAL -> {
-                    out.notice(new Notice.DeviceRemoved());
-                    if (phase == ListenerPhase.RELISTEN_BACKOFF) {
-                        yield s;
-                    }
-                    yield policy.relistenOnDeviceRemoval() ? restart(s, out) : close(s, out, 0);
-                }
+                case DEVICE_REMOVAL -> deviceLost(s, out);
                 case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_RESPONSE, CONNECT_ERROR,
                      UNREACHABLE, REJECTED, ESTABLISHED, DISCONNECTED, MULTICAST_JOIN, MULTICAST_ERROR,
                      TIMEWAIT_EXIT -> unexpected(s, out, in, "a listening id only gets requests, "
                         + "address changes and device removal");
             };
             case Input.AsyncEvent e -> switch (e.type()) {
-                case DEVICE_FATAL -> {
-                    out.notice(new Notice.DeviceRemoved());
-                    yield phase == ListenerPhase.LISTENING ? restart(s, out) : s;
-                }
+                // The same loss as DEVICE_REMOVAL, with the same policy.
+                case DEVICE_FATAL -> deviceLost(s, out);
                 case PORT_ACTIVE -> {
                     // The port is back: do not wait out the backoff.
                     if (phase == ListenerPhase.RELISTEN_BACKOFF) {
@@ -150,6 +142,15 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
             case Input.Command.JoinMulticast c -> illegal(s, out, c.request(), "multicast needs a UD id");
             case Input.Command.LeaveMulticast c -> illegal(s, out, c.request(), "multicast needs a UD id");
         };
+    }
+
+    /** DEVICE_REMOVAL or DEVICE_FATAL: re-listen if the policy says so, else close. */
+    private ListenerState deviceLost(ListenerState s, Emitter out) {
+        out.notice(new Notice.DeviceRemoved());
+        if (s.phase() == ListenerPhase.RELISTEN_BACKOFF) {
+            return s;
+        }
+        return policy.relistenOnDeviceRemoval() ? restart(s, out) : close(s, out, 0);
     }
 
     /** Destroy the listening id (its events are all acked) and re-create it after a short backoff. */

@@ -6,6 +6,7 @@ import org.rdmacm4j.cm.statemachine.Failure;
 import org.rdmacm4j.cm.statemachine.Input;
 import org.rdmacm4j.cm.statemachine.Notice;
 import org.rdmacm4j.cm.statemachine.Phase;
+import org.rdmacm4j.cm.statemachine.RejectReason;
 import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.Draft;
 import org.rdmacm4j.cm.statemachine.machine.Teardown.Mode;
 import org.rdmacm4j.cm.statemachine.machine.Teardown.Stage;
@@ -42,7 +43,10 @@ final class Live {
                 }
                 case TIMEWAIT_EXIT -> stay(out, phase, in, "TIMEWAIT_EXIT before DISCONNECTED");
                 case ESTABLISHED -> stay(out, phase, in, "duplicate ESTABLISHED");
-                case REJECTED -> stay(out, phase, in, "REJECTED after ESTABLISHED");
+                // The passive side timed out its accept and sent a REJ after we saw ESTABLISHED (or the
+                // CM rejected a late message): the QP is dead. As UNREACHABLE: tell, tear down.
+                case REJECTED -> fatal(d, out, p, new Failure.Rejected(RejectReason.decode(p.transport(), e.status(),
+                        e.params().privateData())), Mode.ABORT);
                 case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_RESPONSE ->
                         stay(out, phase, in, "resolution/connect event on an established id");
                 case CONNECT_REQUEST -> stay(out, phase, in, "connection request on a non-listening id");

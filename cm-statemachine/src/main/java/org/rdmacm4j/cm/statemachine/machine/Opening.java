@@ -21,6 +21,16 @@ final class Opening {
     /** Where an opening step leaves the id. */
     enum Step { RESOLVING_ADDR, RESOLVING_ROUTE }
 
+    /** What a REJECTED (or a refused rdma_connect) leads to. */
+    enum Rejection {
+        /** Not retried: the caller fails the connect. */
+        FAIL,
+        /** Retried, nothing to flush: the id is destroyed and the backoff runs. */
+        BACKOFF,
+        /** Retried: the QP is flushing (DrainQp issued) before QP, CQ, channel and id are destroyed. */
+        DRAIN
+    }
+
     static void start(Draft d, Emitter out, ConnectionPolicy p) {
         d.timers = d.timers.arm(TimerKind.CONNECT_DEADLINE, p.deadlines().connect().toNanos(), out.actions);
         d.attempts = 0;
@@ -59,17 +69,6 @@ final class Opening {
         }
         d.attempts++;
         d.retryFrom = from;
-        if (from == RetryFrom.NEW_ID) {
-            // The REJECTED event was acked first in this step, so the id can go now.
-            if (d.hasQp) {
-                out.add(new Action.DestroyQp());
-                d.hasQp = false;
-            }
-            out.add(new Action.DestroyId());
-            d.hasId = false;
-            d.connectSent = false;
-            d.connectionLost = false;
-        }
         d.timers = d.timers.arm(TimerKind.RETRY_BACKOFF, p.retry().backoffNanos(d.attempts), out.actions);
         return true;
     }
@@ -94,10 +93,57 @@ final class Opening {
         };
     }
 
-    /** REJECTED while connecting: decode, then retry with a fresh id or fail. */
-    static boolean retryRejected(Draft d, Emitter out, ConnectionPolicy p, RejectReason reason) {
+    /**
+     * REJECTED while connecting (or rdma_connect refused at once): retry with a fresh id or fail. A
+     * rejected id cannot connect again, so a retry replaces the id and everything on it, in the
+     * teardown order: DrainQp, Quiesced(QP), QuiesceCq, Quiesced(CQ), then DestroyQp, DestroyCq,
+     * DestroyCompChannel, DestroyId (each wait bounded); the retry's CreateQp creates them afresh.
+     */
+    static Rejection retryRejected(Draft d, Emitter out, ConnectionPolicy p, RejectReason reason) {
         d.connectionLost = true;
-        return retry(d, out, p, p.retry().retries(reason), RetryFrom.NEW_ID);
+        d.connectOutstanding = false;
+        if (!p.retry().retries(reason) || d.attempts >= p.retry().maxAttempts()) {
+            return Rejection.FAIL;
+        }
+        d.attempts++;
+        d.retryFrom = RetryFrom.NEW_ID;
+        if (d.hasQp) {
+            out.add(new Action.DrainQp());
+            d.timers = d.timers.arm(TimerKind.DRAIN_DEADLINE, p.deadlines().drain().toNanos(), out.actions);
+            return Rejection.DRAIN;
+        }
+        retryReleased(d, out, p, true);
+        return Rejection.BACKOFF;
+    }
+
+    /** The retry's QP is flushed (or its deadline passed): stop the poller. Returns false if there is no CQ. */
+    static boolean retryDrained(Draft d, Emitter out, ConnectionPolicy p) {
+        d.timers = d.timers.cancel(TimerKind.DRAIN_DEADLINE, out.actions);
+        if (d.hasCq) {
+            out.add(new Action.QuiesceCq());
+            d.timers = d.timers.arm(TimerKind.QUIESCE_DEADLINE, p.deadlines().quiesce().toNanos(), out.actions);
+            return true;
+        }
+        retryReleased(d, out, p, true);
+        return false;
+    }
+
+    /**
+     * The poller stopped (quiet) or did not in time: destroy (or leak, see Teardown.cqQuiesced) QP, CQ
+     * and channel, destroy the rejected id, and wait out the backoff.
+     */
+    static void retryReleased(Draft d, Emitter out, ConnectionPolicy p, boolean quiet) {
+        d.timers = d.timers.cancel(TimerKind.QUIESCE_DEADLINE, out.actions);
+        Teardown.destroyQueues(d, out, quiet);
+        if (d.hasId) {
+            out.add(new Action.DestroyId());
+            d.hasId = false;
+        }
+        d.connectSent = false;
+        d.connectionLost = false;
+        d.disconnectSent = false;
+        d.disconnectAnswered = false;
+        d.timers = d.timers.arm(TimerKind.RETRY_BACKOFF, p.retry().backoffNanos(d.attempts), out.actions);
     }
 
     static Failure rejected(RejectReason reason) {

@@ -202,7 +202,10 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                     d.connectionLost = true;
                     yield fail(d, out, new Failure.ConnectError(e.status()), Mode.ABORT);
                 }
-                case DISCONNECTED -> fail(d, out, new Failure.PeerDisconnected(e.status()), Mode.ABORT);
+                case DISCONNECTED -> {
+                    Teardown.answerDisconnect(d, out);
+                    yield fail(d, out, new Failure.PeerDisconnected(e.status()), Mode.ABORT);
+                }
                 case DEVICE_REMOVAL -> fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
                 case ADDR_CHANGE -> phase;
                 case TIMEWAIT_EXIT -> unexpected(out, phase, in, "no connection in timewait");
@@ -234,7 +237,9 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
             case Input.CallsSucceeded s -> phase;
             case Input.CallFailed f -> switch (f.call()) {
                 case Action.CreateQp a -> {
+                    // The core rolled back the QP and the CQ and channel it created in that call.
                     d.hasQp = false;
+                    d.hasCq = false;
                     d.connectSent = false;
                     Requests.reject(out, SystemReject.ACCEPT_FAILED);
                     yield fail(d, out, new Failure.NativeCallFailed("rdma_create_qp", f.errno()), Mode.ABORT);

@@ -83,7 +83,9 @@ final class Resolution<P extends Enum<P> & Phase> {
         if (phase != resolvingRoute) {
             return unexpected(out, phase, f, "no QP was just created");
         }
+        // The core rolled back the QP and the CQ and channel it created in that call.
         d.hasQp = false;
+        d.hasCq = false;
         return fail(d, out, new Failure.NativeCallFailed("rdma_create_qp", f.errno()));
     }
 

@@ -13,11 +13,12 @@ import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.Draft;
 import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.Group;
 
 /**
- * The teardown engine shared by the connection machines (active, passive, UD), in the order of
- * design.md: disconnect, then DISCONNECTED or a deadline, then flush the QP, then destroy QP,
- * (poller acks its CQ events) CQ, completion channel, cm_id. Each wait is bounded by a deadline, so
- * a close always ends; each destroy comes after the acks it depends on. Entered once: later close
- * requests only join the waiters.
+ * The teardown engine shared by the connection machines (active, passive, UD): leave multicast
+ * groups (always: a QP attached to a group cannot be destroyed), disconnect, then DISCONNECTED or
+ * a deadline, then flush the QP (DrainQp, Quiesced(QP)), then stop the completion poller
+ * (QuiesceCq, Quiesced(CQ)), and only then destroy QP, CQ, completion channel and cm_id, in that
+ * order: a poller still running could re-post receives on a freed QP. Each wait is bounded by a
+ * deadline, so a close always ends. Entered once: later close requests only join the waiters.
  */
 final class Teardown {
     private Teardown() {
@@ -36,7 +37,8 @@ final class Teardown {
     }
 
     private static final List<TimerKind> OPEN_TIMERS = List.of(TimerKind.CONNECT_DEADLINE,
-            TimerKind.RETRY_BACKOFF, TimerKind.DECISION_DEADLINE, TimerKind.ACCEPT_DEADLINE);
+            TimerKind.RETRY_BACKOFF, TimerKind.DECISION_DEADLINE, TimerKind.ACCEPT_DEADLINE,
+            TimerKind.CONNECT_RESULT_DEADLINE);
 
     /** Starts the teardown: fails what is still owed with {@code cause}, then the first step of {@code mode}. */
     static Stage begin(Draft d, Emitter out, ConnectionPolicy p, Mode mode, Failure cause) {
@@ -53,10 +55,10 @@ final class Teardown {
         for (TimerKind kind : OPEN_TIMERS) {
             d.timers = d.timers.cancel(kind, out.actions);
         }
-        if (mode != Mode.DEVICE_GONE) {
-            for (String group : d.groups.keySet()) {
-                out.add(new Action.LeaveMulticast(group));
-            }
+        // Always detach, even when the device is gone: ibv_destroy_qp of a QP still attached to a
+        // multicast group fails with EBUSY, and the QP, CQ and channel would all leak.
+        for (String group : d.groups.keySet()) {
+            out.add(new Action.LeaveMulticast(group));
         }
         d.groups.clear();
         return switch (mode) {
@@ -85,14 +87,13 @@ final class Teardown {
     }
 
     /**
-     * The peer's DISCONNECTED arrived (or a failure the CM reports as final). Answers it with
-     * rdma_disconnect if we have not sent one (the DREP, as the kernel ULPs do), then timewait or flush.
+     * The peer's DISCONNECTED arrived. Answers it with rdma_disconnect (once per id) if a connect was
+     * sent, even if we sent our own DREQ already: when both sides disconnect at once the DREP is
+     * only sent by a second rdma_disconnect (cma: ib_send_cm_dreq fails, ib_send_cm_drep runs), and
+     * without it the peer's timewait runs to its deadline. Then timewait or flush.
      */
     static Stage peerGone(Draft d, Emitter out, ConnectionPolicy p) {
-        if (!d.disconnectSent && d.connectSent && !d.connectionLost) {
-            out.add(new Action.Disconnect());
-            d.disconnectSent = true;
-        }
+        answerDisconnect(d, out);
         d.connectionLost = true;
         d.timers = d.timers.cancel(TimerKind.DISCONNECT_DEADLINE, out.actions);
         completeDisconnectWaiters(d, out);
@@ -115,38 +116,98 @@ final class Teardown {
         return release(d, out, p);
     }
 
+    /** Answers a DISCONNECTED with rdma_disconnect, once per id, if a connect was sent. */
+    static void answerDisconnect(Draft d, Emitter out) {
+        if (d.connectSent && !d.disconnectAnswered) {
+            out.add(new Action.Disconnect());
+            d.disconnectSent = true;
+            d.disconnectAnswered = true;
+        }
+    }
+
+    /**
+     * The QP is flushed (or its drain deadline passed, or the device is gone): stop the completion
+     * poller before anything is destroyed. Without a CQ (a failed CreateQp was rolled back) there is
+     * nothing to wait for.
+     */
     static Stage release(Draft d, Emitter out, ConnectionPolicy p) {
         completeDisconnectWaiters(d, out);
         d.timers = d.timers.cancel(TimerKind.DISCONNECT_DEADLINE, out.actions);
         d.timers = d.timers.cancel(TimerKind.TIMEWAIT_DEADLINE, out.actions);
         d.timers = d.timers.cancel(TimerKind.DRAIN_DEADLINE, out.actions);
-        if (d.hasQp) {
-            out.add(new Action.DestroyQp());
-            d.hasQp = false;
-        }
         if (d.hasCq) {
             out.add(new Action.QuiesceCq());
             d.timers = d.timers.arm(TimerKind.QUIESCE_DEADLINE, p.deadlines().quiesce().toNanos(), out.actions);
             return Stage.RELEASING;
         }
+        destroyQueues(d, out, true);
         return finish(d, out);
     }
 
     /**
-     * The poller answered (or did not in time). With unacked CQ events ibv_destroy_cq would block the
-     * dispatcher, so on a timeout the CQ and its channel are leaked and logged instead.
+     * The poller answered (or did not in time). Quiet: destroy QP, CQ and completion channel, in that
+     * order. Not quiet: ibv_destroy_cq would block the dispatcher on unacked events, and the poller
+     * may still touch the QP, so the QP, CQ and channel are leaked together and logged.
      */
     static Stage cqQuiesced(Draft d, Emitter out, boolean quiet, Phase phase, Input input) {
         d.timers = d.timers.cancel(TimerKind.QUIESCE_DEADLINE, out.actions);
-        if (quiet) {
+        if (!quiet) {
+            out.unexpected(phase, input, "CQ poller did not stop and ack its events in time; leaking the QP, CQ "
+                    + "and completion channel rather than blocking in ibv_destroy_cq or freeing a QP it may touch");
+        }
+        destroyQueues(d, out, quiet);
+        return finish(d, out);
+    }
+
+    /** Destroys (or, not quiet, forgets) QP, CQ and completion channel, in that order. */
+    static void destroyQueues(Draft d, Emitter out, boolean quiet) {
+        if (quiet && d.hasQp) {
+            out.add(new Action.DestroyQp());
+        }
+        if (quiet && d.hasCq) {
             out.add(new Action.DestroyCq());
             out.add(new Action.DestroyCompChannel());
-        } else {
-            out.unexpected(phase, input, "CQ poller did not ack its events in time; leaking the CQ and "
-                    + "completion channel rather than blocking in ibv_destroy_cq");
         }
+        d.hasQp = false;
         d.hasCq = false;
-        return finish(d, out);
+    }
+
+    /**
+     * Gives up on the id without destroying anything (iWARP: destroy would block the dispatcher):
+     * the core forgets the id, QP, CQ and channel. Completes the waiters as a finish does.
+     */
+    static Stage leak(Draft d, Emitter out, String why) {
+        out.add(new Action.LeakId(why));
+        d.hasId = false;
+        d.hasQp = false;
+        d.hasCq = false;
+        d.groups.clear();
+        d.connectOutstanding = false;
+        d.timers = d.timers.cancelAll(out.actions);
+        completeDisconnectWaiters(d, out);
+        for (long r : d.closeWaiters) {
+            out.complete(r, new Outcome.Done());
+        }
+        d.closeWaiters.clear();
+        return Stage.CLOSED;
+    }
+
+    /**
+     * Turns a wait the machine started for itself (a retry's drain or quiesce) into a teardown that
+     * ends in the terminal phase: fails what is owed with {@code cause}, cancels the open's timers,
+     * and returns {@code stage}, whose wait (and deadline) is already outstanding.
+     */
+    static Stage takeOver(Draft d, Emitter out, Failure cause, Stage stage) {
+        if (d.pendingOpen != 0) {
+            out.fail(d.pendingOpen, cause);
+            d.pendingOpen = 0;
+        }
+        d.pendingOutcome = null;
+        for (TimerKind kind : OPEN_TIMERS) {
+            d.timers = d.timers.cancel(kind, out.actions);
+        }
+        completeDisconnectWaiters(d, out);
+        return stage;
     }
 
     static Stage finish(Draft d, Emitter out) {
@@ -179,7 +240,7 @@ final class Teardown {
                          boolean multicast) {
         return switch (in) {
             case Input.CmEvent e -> switch (e.type()) {
-                case DISCONNECTED -> stage == Stage.DISCONNECTING ? peerGone(d, out, p) : lateDisconnect(d, stage);
+                case DISCONNECTED -> stage == Stage.DISCONNECTING ? peerGone(d, out, p) : lateDisconnect(d, out, stage);
                 // The netevent path (not a DREQ timeout, which is a DISCONNECTED): no timewait follows.
                 case UNREACHABLE -> {
                     if (stage != Stage.DISCONNECTING) {
@@ -266,7 +327,11 @@ final class Teardown {
         };
     }
 
-    private static Stage lateDisconnect(Draft d, Stage stage) {
+    /** DISCONNECTED while flushing or releasing (e.g. after an abort): answer it (the DREP), nothing else. */
+    private static Stage lateDisconnect(Draft d, Emitter out, Stage stage) {
+        if (stage != Stage.CLOSED && d.hasId) {
+            answerDisconnect(d, out);
+        }
         d.connectionLost = true;
         return stage;
     }
@@ -306,6 +371,12 @@ final class Teardown {
             case Input.Command.JoinMulticast x -> closed(out, x.request(), stage);
             case Input.Command.LeaveMulticast x -> closed(out, x.request(), stage);
         };
+    }
+
+    /** A command that needs a live id, while the id is going away: fails with Closed. */
+    static <P> P terminalMisuse(Emitter out, long request, P phase) {
+        out.fail(request, new Failure.Closed());
+        return phase;
     }
 
     private static Stage closed(Emitter out, long request, Stage stage) {

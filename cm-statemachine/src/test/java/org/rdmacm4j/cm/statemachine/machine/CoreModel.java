@@ -12,10 +12,13 @@ import org.rdmacm4j.cm.statemachine.TimerKind;
 
 /**
  * What the core would see when it executes the actions, and the invariants that must hold over
- * the whole run: each event acked exactly once and before anything else, each future completed
- * exactly once, destroys only in the teardown order and only after the acks/quiescence they need,
- * fallible calls last, timers consistent, nothing native after the terminal phase, and a
- * terminal phase that owes nothing. A violation throws AssertionError naming the step.
+ * the whole run: each event acked (bookkeeping) exactly once and before anything else, each future
+ * completed exactly once, destroys only in the teardown order and only after the quiescence they
+ * need (QP drained by Quiesced(QP), or its drain deadline passed, or the device gone; CQ quiesced
+ * by Quiesced(CQ) before DestroyCq and before DestroyQp; no multicast group attached at
+ * DestroyQp), nothing on an id after its DestroyId (or LeakId) until a CreateId/Relisten, no second
+ * DestroyId, fallible calls last, timers consistent, nothing native after the terminal phase, and
+ * a terminal phase that owes nothing. A violation throws AssertionError naming the step.
  */
 final class CoreModel {
     private final String machine;
@@ -31,6 +34,12 @@ final class CoreModel {
     boolean cqQuiet;
     boolean cqLeaked;
     boolean cqCreatedByCreateQp;
+    boolean qpDrainAsked;
+    /** The QP's drain wait is over: Quiesced(QP) after DrainQp, or the drain deadline fired. */
+    boolean qpDrained;
+    boolean qpLeaked;
+    boolean deviceGone;
+    final Set<String> attached = new HashSet<>();
     boolean terminal;
     int steps;
 
@@ -60,6 +69,9 @@ final class CoreModel {
             case Input.CmEvent e -> {
                 check(!cmAcks.containsKey(e.seq()), ctx, "event seq reused by the test");
                 cmAcks.put(e.seq(), 0);
+                if (e.type() == org.rdmacm4j.cm.statemachine.CmEventType.DEVICE_REMOVAL) {
+                    deviceGone = true;
+                }
                 ackIndex = 0;
                 check(!actions.isEmpty() && actions.getFirst() instanceof Action.AckCmEvent a && a.seq() == e.seq(),
                         ctx, "a CM event must be acked first");
@@ -67,6 +79,9 @@ final class CoreModel {
             case Input.AsyncEvent e -> {
                 check(!asyncAcks.containsKey(e.seq()), ctx, "event seq reused by the test");
                 asyncAcks.put(e.seq(), 0);
+                if (e.type() == org.rdmacm4j.cm.statemachine.AsyncEventType.DEVICE_FATAL) {
+                    deviceGone = true;
+                }
                 ackIndex = 0;
                 check(!actions.isEmpty() && actions.getFirst() instanceof Action.AckAsyncEvent a && a.seq() == e.seq(),
                         ctx, "an async event must be acked first");
@@ -75,13 +90,23 @@ final class CoreModel {
                 if (armed.containsKey(t.kind()) && armed.get(t.kind()) == t.generation()) {
                     armed.remove(t.kind());
                     if (t.kind() == TimerKind.QUIESCE_DEADLINE && cqQuiesceAsked && !cqQuiet) {
-                        cqLeaked = true;
+                        // The machine must leak the CQ, its channel and the QP (the poller may touch it).
+                        cqLeaked = cq;
+                        qpLeaked = qp;
+                        cq = false;
+                        qp = false;
+                    }
+                    if (t.kind() == TimerKind.DRAIN_DEADLINE && qpDrainAsked) {
+                        qpDrained = true;
                     }
                 }
             }
             case Input.Quiesced q -> {
                 if (q.resource() == Input.Resource.CQ && cqQuiesceAsked) {
                     cqQuiet = true;
+                }
+                if (q.resource() == Input.Resource.QP && qpDrainAsked) {
+                    qpDrained = true;
                 }
             }
             case Input.CallFailed f -> {
@@ -94,6 +119,9 @@ final class CoreModel {
                 }
                 if (f.call() instanceof Action.CreateId || f.call() instanceof Action.Relisten) {
                     id = false;
+                }
+                if (f.call() instanceof Action.JoinMulticast j) {
+                    attached.remove(j.group());
                 }
             }
             case Input.Command c -> { }
@@ -120,6 +148,10 @@ final class CoreModel {
                 };
                 check(allowed, ctx, "action after the terminal phase: " + a);
             }
+            if (!id) {
+                check(!(a instanceof Action.DestroyId), ctx, "second DestroyId");
+                check(!touchesId(a), ctx, "native call on an id after its DestroyId: " + a);
+            }
             switch (a) {
                 case Action.NativeCall call -> {
                     sawCall = true;
@@ -127,12 +159,31 @@ final class CoreModel {
                         case Action.CreateId x -> id = true;
                         case Action.CreateQp x -> {
                             qp = true;
+                            qpDrainAsked = false;
+                            qpDrained = false;
                             cqCreatedByCreateQp = !cq;
+                            if (!cq) {
+                                cqQuiesceAsked = false;
+                                cqQuiet = false;
+                            }
                             cq = true;
                         }
                         case Action.Relisten x -> id = true;
+                        case Action.JoinMulticast x -> attached.add(x.group());
                         default -> { }
                     }
+                }
+                case Action.LeaveMulticast x -> attached.remove(x.group());
+                case Action.DrainQp x -> {
+                    qpDrainAsked = true;
+                    qpDrained = false;
+                }
+                case Action.LeakId x -> {
+                    id = false;
+                    qpLeaked |= qp;
+                    cqLeaked |= cq;
+                    qp = false;
+                    cq = false;
                 }
                 case Action.AckCmEvent x -> {
                     check(i == ackIndex && input instanceof Input.CmEvent e && e.seq() == x.seq(), ctx,
@@ -157,6 +208,10 @@ final class CoreModel {
                 case Action.FailFuture x -> complete(x.request(), ctx);
                 case Action.DestroyQp x -> {
                     check(allAcked(asyncAcks), ctx, "QP destroyed with an unacked async event");
+                    check(qp, ctx, "DestroyQp of a QP that does not exist (or was leaked)");
+                    check(qpDrained || deviceGone, ctx, "QP destroyed before it was drained (Quiesced(QP) or its deadline)");
+                    check(!cq || cqQuiet, ctx, "QP destroyed before the poller stopped (Quiesced(CQ))");
+                    check(attached.isEmpty(), ctx, "QP destroyed while attached to multicast groups " + attached);
                     qp = false;
                 }
                 case Action.QuiesceCq x -> {
@@ -182,7 +237,7 @@ final class CoreModel {
         if (terminalAfter) {
             terminal = true;
             check(!id, ctx, "terminal phase but the cm_id was not destroyed");
-            check(!qp, ctx, "terminal phase but the QP was not destroyed");
+            check(!qp, ctx, "terminal phase but the QP was neither destroyed nor knowingly leaked");
             check(!cq || cqLeaked, ctx, "terminal phase but the CQ was neither destroyed nor knowingly leaked");
             check(armed.isEmpty(), ctx, "terminal phase with armed timers " + armed);
             for (long f : futures) {
@@ -191,6 +246,26 @@ final class CoreModel {
         } else {
             check(!wasTerminal, ctx, "left the terminal phase");
         }
+    }
+
+    /** Actions that act on the id or an object on it (every one after DestroyId is a bug). */
+    private static boolean touchesId(Action a) {
+        return switch (a) {
+            case Action.CreateId x -> false;
+            case Action.Relisten x -> false;
+            case Action.NativeCall x -> true;
+            case Action.Reject x -> true;
+            case Action.Notify x -> true;
+            case Action.Disconnect x -> true;
+            case Action.DrainQp x -> true;
+            case Action.DestroyQp x -> true;
+            case Action.QuiesceCq x -> true;
+            case Action.DestroyCq x -> true;
+            case Action.DestroyCompChannel x -> true;
+            case Action.LeaveMulticast x -> true;
+            case Action.LeakId x -> true;
+            default -> false;
+        };
     }
 
     private void complete(long request, java.util.function.Supplier<String> ctx) {

@@ -53,8 +53,55 @@ class CoreModelSelfTest {
         CoreModel m2 = new CoreModel("t");
         m2.apply(new Input.Command.Cancel(), List.of(new Action.CreateQp()), false, "x");
         assertThatThrownBy(() -> m2.apply(new Input.Command.Cancel(),
-                List.of(new Action.DestroyQp(), new Action.QuiesceCq(), new Action.DestroyCq()), false, "y"))
-                .hasMessageContaining("before the poller acked");
+                List.of(new Action.QuiesceCq(), new Action.DestroyCq()), false, "y"))
+                .hasMessageContaining("CQ destroyed before");
+    }
+
+    private static CoreModel withQp() {
+        CoreModel m = new CoreModel("t");
+        m.apply(new Input.Command.Cancel(), List.of(new Action.CreateQp()), false, "x");
+        return m;
+    }
+
+    @Test
+    void destroyQpBeforeDrainOrBeforeTheCqQuiesceIsCaught() {
+        CoreModel undrained = withQp();
+        undrained.apply(new Input.Command.Cancel(), List.of(new Action.QuiesceCq()), false, "y");
+        undrained.apply(new Input.Quiesced(Input.Resource.CQ), List.of(), false, "z");
+        assertThatThrownBy(() -> undrained.apply(new Input.Command.Cancel(), List.of(new Action.DestroyQp()), false, "w"))
+                .hasMessageContaining("before it was drained");
+        CoreModel unquiesced = withQp();
+        unquiesced.apply(new Input.Command.Cancel(), List.of(new Action.DrainQp()), false, "y");
+        unquiesced.apply(new Input.Quiesced(Input.Resource.QP), List.of(), false, "z");
+        assertThatThrownBy(() -> unquiesced.apply(new Input.Command.Cancel(), List.of(new Action.DestroyQp()), false, "w"))
+                .hasMessageContaining("before the poller stopped");
+    }
+
+    @Test
+    void destroyQpWhileAttachedToAGroupIsCaught() {
+        CoreModel m = withQp();
+        m.apply(new Input.CallsSucceeded(), List.of(new Action.JoinMulticast("239.1.1.1")), false, "j");
+        m.apply(new Input.Command.Cancel(), List.of(new Action.DrainQp(), new Action.QuiesceCq()), false, "y");
+        m.apply(new Input.Quiesced(Input.Resource.QP), List.of(), false, "z");
+        m.apply(new Input.Quiesced(Input.Resource.CQ), List.of(), false, "z");
+        assertThatThrownBy(() -> m.apply(new Input.Command.Cancel(), List.of(new Action.DestroyQp()), false, "w"))
+                .hasMessageContaining("attached to multicast groups");
+    }
+
+    @Test
+    void anythingOnAnIdAfterItsDestroyIsCaught() {
+        CoreModel m = new CoreModel("t");
+        m.apply(new Input.Command.Cancel(), List.of(new Action.DestroyId()), false, "x");
+        assertThatThrownBy(() -> m.apply(new Input.Command.Cancel(), List.of(new Action.DestroyId()), false, "y"))
+                .hasMessageContaining("second DestroyId");
+        assertThatThrownBy(() -> m.apply(new Input.Command.Cancel(), List.of(new Action.Disconnect()), false, "y"))
+                .hasMessageContaining("after its DestroyId");
+        assertThatThrownBy(() -> m.apply(new Input.Command.Cancel(), List.of(new Action.Reject(Bytes.empty())), false,
+                "y")).hasMessageContaining("after its DestroyId");
+        // A fresh id (a retry) may be used again.
+        CoreModel retry = new CoreModel("t");
+        retry.apply(new Input.Command.Cancel(), List.of(new Action.DestroyId()), false, "x");
+        retry.apply(new Input.Command.Cancel(), List.of(new Action.CreateId(), new Action.ResolveAddr(1)), false, "y");
     }
 
     @Test

@@ -16,8 +16,8 @@ import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
 
 /**
  * Turns a random int into a realistic input for the driver's current state: fresh event and
- * request numbers, timers that are armed (or stale ones), and call failures only right after the
- * step that issued the call (as the core feeds them).
+ * request numbers, timers that are armed (or stale ones), and right after a step that issued native
+ * calls either the failure of one of them or CallsSucceeded (as the core feeds them).
  */
 final class InputMenu {
     private static final String[] GROUPS = {"239.1.1.1", "239.2.2.2"};
@@ -42,8 +42,10 @@ final class InputMenu {
     Input next(Driver<?, ?> driver, int choice) {
         int c = Math.floorMod(choice, 1 << 20);
         List<Action.NativeCall> calls = driver.lastCalls();
-        if (!calls.isEmpty() && c % 5 == 0) {
-            return new Input.CallFailed(calls.get((c / 5) % calls.size()), 12);
+        if (!calls.isEmpty()) {
+            // As the core does: right after a step with native calls comes either the failure of one
+            // of them or CallsSucceeded, before any other input.
+            return c % 5 == 0 ? new Input.CallFailed(calls.get((c / 5) % calls.size()), 12) : new Input.CallsSucceeded();
         }
         int kind = c % 9;
         int arg = c / 9;
@@ -69,12 +71,15 @@ final class InputMenu {
             case "IDLE" -> command(0);
             case "RESOLVING_ADDR" -> cm(CmEventType.ADDR_RESOLVED, new EventParams.None());
             case "RESOLVING_ROUTE" -> cm(CmEventType.ROUTE_RESOLVED, new EventParams.None());
-            case "CONNECTING", "ACCEPTING", "SIDR_QUERY" -> cm(CmEventType.ESTABLISHED, conn(arg));
+            case "CONNECTING" -> arg % 4 == 3
+                    ? new Input.CmEvent(nextSeq++, CmEventType.REJECTED, 8, conn(arg))   // no listener yet: retried
+                    : cm(CmEventType.ESTABLISHED, conn(arg));
+            case "ACCEPTING", "SIDR_QUERY" -> cm(CmEventType.ESTABLISHED, conn(arg));
             case "REQUEST_RECEIVED" -> command(arg % 2 == 0 ? 1 : 2);
             case "ESTABLISHED", "DISCONNECTING" -> cm(CmEventType.DISCONNECTED, new EventParams.None());
             case "TIMEWAIT" -> cm(CmEventType.TIMEWAIT_EXIT, new EventParams.None());
-            case "DRAINING" -> new Input.Quiesced(Input.Resource.QP);
-            case "RELEASING" -> new Input.Quiesced(Input.Resource.CQ);
+            case "DRAINING", "RETRY_DRAINING" -> new Input.Quiesced(Input.Resource.QP);
+            case "RELEASING", "RETRY_RELEASING" -> new Input.Quiesced(Input.Resource.CQ);
             case "READY" -> arg % 3 == 0 ? cm(CmEventType.MULTICAST_JOIN, EventParams.Ud.forGroup(GROUPS[arg % 2]))
                     : arg % 3 == 1 ? cm(CmEventType.MULTICAST_ERROR, EventParams.Ud.forGroup(GROUPS[arg % 2]))
                     : command(7 + 9 * arg);

@@ -54,13 +54,25 @@ class ScenarioTest {
         assertThat(a).containsExactly(new Action.AckCmEvent(seq - 1), new Action.Connect(
                 PrivateData.encode(MessageKind.CONNECT_REQUEST, new byte[] {'h', 'i'}).wire(),
                 d.machine instanceof ActiveConnectionMachine m ? m.policy().tuning() : null));
+        // Item 4: the rejected id is replaced in the teardown order: drain, quiesce, then destroy all.
         a = d.feed(cm(CmEventType.REJECTED, RejectReason.IB_INVALID_SERVICE_ID));
+        assertThat(d.phase()).isEqualTo(ActivePhase.RETRY_DRAINING);
+        assertThat(a).containsExactly(new Action.AckCmEvent(seq - 1), new Action.DrainQp(),
+                new Action.ArmTimer(TimerKind.DRAIN_DEADLINE, 2, 1_000_000_000));
+        a = d.feed(new Input.Quiesced(Input.Resource.QP));
+        assertThat(d.phase()).isEqualTo(ActivePhase.RETRY_RELEASING);
+        assertThat(a).containsExactly(new Action.CancelTimer(TimerKind.DRAIN_DEADLINE, 2), new Action.QuiesceCq(),
+                new Action.ArmTimer(TimerKind.QUIESCE_DEADLINE, 3, 1_000_000_000));
+        a = d.feed(new Input.Quiesced(Input.Resource.CQ));
         assertThat(d.phase()).isEqualTo(ActivePhase.BACKOFF);
-        assertThat(a).contains(new Action.DestroyQp(), new Action.DestroyId());
-        assertThat(a.getLast()).isEqualTo(new Action.ArmTimer(TimerKind.RETRY_BACKOFF, 2, 10_000_000));
+        assertThat(a).containsExactly(new Action.CancelTimer(TimerKind.QUIESCE_DEADLINE, 3), new Action.DestroyQp(),
+                new Action.DestroyCq(), new Action.DestroyCompChannel(), new Action.DestroyId(),
+                new Action.ArmTimer(TimerKind.RETRY_BACKOFF, 4, 10_000_000));
         a = d.feed(fire(d, TimerKind.RETRY_BACKOFF));
         assertThat(a).containsExactly(new Action.CreateId(), new Action.ResolveAddr(2000));
-        d.feed(cm(CmEventType.ADDR_RESOLVED, 0));
+        d.feed(new Input.CallsSucceeded());
+        a = d.feed(cm(CmEventType.ADDR_RESOLVED, 0));
+        assertThat(a).containsSubsequence(new Action.CreateQp(), new Action.ResolveRoute(2000));
         d.feed(cm(CmEventType.ROUTE_RESOLVED, 0));
         Bytes rep = PrivateData.encode(MessageKind.ACCEPT, new byte[] {'o', 'k'}).wire();
         byte[] padded = java.util.Arrays.copyOf(rep.toArray(), 196);
@@ -93,6 +105,9 @@ class ScenarioTest {
         d.feed(cm(CmEventType.ADDR_RESOLVED, 0));
         d.feed(cm(CmEventType.ROUTE_RESOLVED, 0));
         d.feed(cm(CmEventType.REJECTED, RejectReason.NEG_ECONNREFUSED));
+        assertThat(d.phase()).isEqualTo(ActivePhase.RETRY_DRAINING);
+        d.feed(new Input.Quiesced(Input.Resource.QP));
+        d.feed(new Input.Quiesced(Input.Resource.CQ));
         assertThat(d.phase()).isEqualTo(ActivePhase.BACKOFF);
         d.feed(fire(d, TimerKind.RETRY_BACKOFF));
         d.feed(cm(CmEventType.ADDR_RESOLVED, 0));
