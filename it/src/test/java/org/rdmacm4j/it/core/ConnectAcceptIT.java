@@ -25,6 +25,7 @@ class ConnectAcceptIT {
     void connectAcceptWithPrivateDataBothWaysThenClose() throws Exception {
         byte[] hello = "hello from the client".getBytes(StandardCharsets.UTF_8);
         byte[] welcome = "welcome from the server".getBytes(StandardCharsets.UTF_8);
+        var idle = org.rdmacm4j.it.support.RdmaResources.current().byDevice().get(SoftRoce.DEVICE);
         try (RdmaCm cm = RdmaCm.open()) {
             var serverSide = new java.util.concurrent.CompletableFuture<RdmaConnection>();
             var requestData = new java.util.concurrent.CompletableFuture<byte[]>();
@@ -61,6 +62,12 @@ class ConnectAcceptIT {
             assertThat(client.state()).isEqualTo("ESTABLISHED");
             assertThat(server.state()).isEqualTo("ESTABLISHED");
             assertThat(client.peerAddress().getPort()).isEqualTo(target.getPort());
+            var live = org.rdmacm4j.it.support.RdmaResources.current().byDevice().get(SoftRoce.DEVICE);
+            assertThat(live.get("qp") - idle.get("qp")).as("one QP per connection").isEqualTo(2);
+            assertThat(live.get("cq") - idle.get("cq")).as("one CQ per connection").isEqualTo(2);
+            // Two PDs for two connections: rdmacm4j's one PD per device (shared by both QPs) and the one
+            // librdmacm allocates per device while any id is bound to it (cma.c, ucma_get_device).
+            assertThat(live.get("pd") - idle.get("pd")).as("one shared PD per device plus librdmacm's").isEqualTo(2);
 
             client.close().get(20, TimeUnit.SECONDS);
             server.closeFuture().get(20, TimeUnit.SECONDS);
