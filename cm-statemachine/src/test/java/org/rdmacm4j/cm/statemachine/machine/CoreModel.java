@@ -39,6 +39,9 @@ final class CoreModel {
     boolean qpDrained;
     boolean qpLeaked;
     boolean deviceGone;
+    /** The id was opened from a listener's request: exactly one SettleRequest is owed. */
+    boolean requestOwed;
+    int settles;
     final Set<String> attached = new HashSet<>();
     boolean terminal;
     int steps;
@@ -174,6 +177,10 @@ final class CoreModel {
                     }
                 }
                 case Action.LeaveMulticast x -> attached.remove(x.group());
+                case Action.SettleRequest x -> {
+                    settles++;
+                    check(requestOwed && settles == 1, ctx, "SettleRequest without a request, or twice");
+                }
                 case Action.DrainQp x -> {
                     qpDrainAsked = true;
                     qpDrained = false;
@@ -240,6 +247,7 @@ final class CoreModel {
             check(!qp, ctx, "terminal phase but the QP was neither destroyed nor knowingly leaked");
             check(!cq || cqLeaked, ctx, "terminal phase but the CQ was neither destroyed nor knowingly leaked");
             check(armed.isEmpty(), ctx, "terminal phase with armed timers " + armed);
+            check(!requestOwed || settles == 1, ctx, "terminal phase but the request was never settled");
             for (long f : futures) {
                 check(completions.getOrDefault(f, 0) == 1, ctx, "terminal phase but future " + f + " is still owed");
             }

@@ -20,6 +20,8 @@ final class Driver<P extends Enum<P> & Phase, S extends MachineState<P>> {
     Driver(CmIdMachine<P, S> machine, Transition<S> start) {
         this.machine = machine;
         this.model = new CoreModel(machine.name());
+        // Opened from a listener's request (passive, UD server): one SettleRequest is owed.
+        this.model.requestOwed = Catalog.contextOf(start.next()) != null && Catalog.contextOf(start.next()).settleOwed();
         this.state = start.next();
         model.start(start.actions());
         lastActions = start.actions();

@@ -60,6 +60,27 @@ class PrivateDataTest {
     }
 
     @Test
+    void systemRejectsHaveTheirOwnHeader() {
+        for (SystemReject r : SystemReject.values()) {
+            Bytes wire = PrivateData.systemReject(r).wire();
+            assertThat(wire).isEqualTo(Bytes.of((byte) 0xB1, (byte) r.code()));
+            byte[] padded = Arrays.copyOf(wire.toArray(), MessageKind.REJECT.wireLimit());
+            assertThat(PrivateData.decodeSystemReject(Bytes.of(padded))).contains(r);
+            // For the application codec it is, like anything unknown, unframed.
+            assertThat(PrivateData.decode(wire).framed()).isFalse();
+        }
+        assertThat(SystemReject.BUSY.retryable()).isTrue();
+        assertThat(PrivateData.decodeSystemReject(Bytes.of((byte) 0xB1, (byte) 99))).isEmpty();
+        assertThat(PrivateData.decodeSystemReject(Bytes.of((byte) 0xB1))).isEmpty();
+        assertThat(PrivateData.decodeSystemReject(PrivateData.encode(MessageKind.REJECT, new byte[] {1}).wire())).isEmpty();
+    }
+
+    @Property(tries = 300)
+    void decodeSystemRejectNeverThrows(@ForAll @Size(max = 255) byte[] anything) {
+        PrivateData.decodeSystemReject(Bytes.of(anything));
+    }
+
+    @Test
     void unframedPeersAreReturnedWhole() {
         Bytes rping = Bytes.of(new byte[] {0, 0, 0, 1, 2, 3});
         assertThat(PrivateData.decode(rping)).isEqualTo(new PrivateData.Received(rping, false));
