@@ -97,7 +97,11 @@ public sealed interface Action {
     /** Flush the QP (error state, wait for the flush completions); answered by Quiesced(QP). */
     record DrainQp() implements Action { }
 
-    /** {@code rdma_destroy_qp}. Every async event of the QP has been acked by then. */
+    /**
+     * {@code rdma_destroy_qp}. Only after the QP was drained (Quiesced(QP), its drain deadline, or
+     * the device gone), after Quiesced(CQ) (the poller stopped: it cannot touch the QP any more),
+     * and with no multicast group attached.
+     */
     record DestroyQp() implements Action { }
 
     /** Ask the completion poller to stop and ack its CQ events; answered by Quiesced(CQ). */

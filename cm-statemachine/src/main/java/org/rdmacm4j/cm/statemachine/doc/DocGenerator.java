@@ -56,7 +56,8 @@ public final class DocGenerator {
         md.append("Representative states: ").append(entry.summary()).append(".\n\n");
         md.append("Policy: ").append(Catalog.connectionPolicy().transport())
                 .append(", defaults, waiting for TIMEWAIT_EXIT (so that every phase shows). ")
-                .append("Every CM/async event is acked first (`AckCmEvent`/`AckAsyncEvent`); ")
+                .append("Every CM/async event is recorded as consumed first (`AckCmEvent`/`AckAsyncEvent`: ")
+                .append("bookkeeping, verbs acked it at copy time); ")
                 .append("a timer row shows the outcome for the armed generation, or `—` (ignored as stale) ")
                 .append("if that timer is not armed in the phase.\n\n");
         md.append("## Phases\n\n| Code | Phase | Terminal |\n|---:|---|---|\n");

@@ -16,8 +16,8 @@ import org.rdmacm4j.cm.statemachine.Transition;
 
 /**
  * A listening id. CONNECT_REQUEST is an event of the listening id in librdmacm (its ack counts
- * against the listener, and rdma_destroy_id of the listener waits for it), so the listener acks it
- * at once, after the core copied it, and offers the copy; the new id gets its own passive machine.
+ * against the listener, and rdma_destroy_id of the listener waits for it); verbs acks it when it
+ * copies it, and the listener offers the copy; the new id gets its own passive machine.
  * Nothing held means nothing can block the listener's destroy. ADDR_CHANGE and DEVICE_REMOVAL
  * re-create the listener (nvmet repair_work, isert, SPDK); established children are not touched.
  */

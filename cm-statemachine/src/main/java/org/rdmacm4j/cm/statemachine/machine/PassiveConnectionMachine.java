@@ -20,7 +20,7 @@ import org.rdmacm4j.cm.statemachine.privatedata.SystemReject;
 
 /**
  * The passive (server) side of an RC connection, from the copied CONNECT_REQUEST (the listener
- * acked it already) to accept or reject, ESTABLISHED and teardown. The shape of nvmet-rdma's queue
+ * verbs acked it when it was copied) to accept or reject, ESTABLISHED and teardown. The shape of nvmet-rdma's queue
  * (nvmet_rdma_cm_handler): the application decides, the id answers the peer in every path (a
  * request that is closed, times out or whose QP cannot be created is rejected, not left to time out).
  */
