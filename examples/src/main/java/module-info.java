@@ -2,4 +2,5 @@
 module org.rdmacm4j.examples {
     requires org.rdmacm4j.verbs;
     requires org.rdmacm4j.cm.core;
+    exports org.rdmacm4j.examples;
 }
