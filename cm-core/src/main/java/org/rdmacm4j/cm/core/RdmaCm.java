@@ -132,7 +132,12 @@ public final class RdmaCm implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        dispatcher.shutdown(config.gracefulClose, config.closeTimeout);
+        try {
+            dispatcher.shutdown(config.gracefulClose, config.closeTimeout);
+        } catch (IllegalStateException refused) {
+            closed.set(false);   // refused on a library thread: nothing was closed, a later close() must still work
+            throw refused;
+        }
         if (ownedExecutor != null) {
             ownedExecutor.shutdown();
             try {

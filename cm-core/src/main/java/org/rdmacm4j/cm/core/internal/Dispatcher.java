@@ -688,7 +688,15 @@ public final class Dispatcher implements CmPort.EventSink {
             connected(d, c);
         }
         Object value = owed.value().apply(outcome);
-        d.callbacks.execute(() -> owed.future().complete(value));
+        // A step that ended the id (close, abort): isClosed() is true by the time its future completes.
+        CompletableFuture<Void> closedFirst = !d.terminal() ? null
+                : d.connection != null ? d.connection.closed : d.listener != null ? d.listener.closed : null;
+        d.callbacks.execute(() -> {
+            if (closedFirst != null) {
+                closedFirst.complete(null);
+            }
+            owed.future().complete(value);
+        });
     }
 
     private void fail(IdDriver d, long request, org.rdmacm4j.cm.statemachine.Failure failure) {
