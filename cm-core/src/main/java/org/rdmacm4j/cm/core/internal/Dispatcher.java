@@ -695,7 +695,9 @@ public final class Dispatcher implements CmPort.EventSink {
             if (closedFirst != null) {
                 closedFirst.complete(null);
             }
-            owed.future().complete(value);
+            if (!owed.future().complete(value) && owed.future().isCancelled() && value instanceof ConnectionImpl c) {
+                c.abort();   // cancelled after it was established but before it was delivered: nobody holds it
+            }
         });
     }
 
