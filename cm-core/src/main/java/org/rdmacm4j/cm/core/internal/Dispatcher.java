@@ -757,10 +757,7 @@ public final class Dispatcher implements CmPort.EventSink {
                 connected(d, e.connection());
                 handler(d, (h, c) -> h.onEstablished(c));
             }
-            case Notice.Disconnected x -> {
-                stats.disconnects.increment();
-                handler(d, (h, c) -> h.onDisconnected(c));
-            }
+            case Notice.Disconnected x -> handler(d, (h, c) -> h.onDisconnected(c));
             case Notice.Error e -> {
                 var ex = Failures.forHandler(e.failure(), d.name(), d.historySnapshot());
                 handler(d, (h, c) -> h.onError(c, ex));
@@ -830,6 +827,9 @@ public final class Dispatcher implements CmPort.EventSink {
             settle(d);
         }
         ConnectionImpl c = d.connection;
+        if (c != null && c.establishedNanos != 0) {
+            stats.disconnects.increment();   // an established connection ended, whoever closed it
+        }
         if (c != null) {
             JfrEvents.Closed jfr = new JfrEvents.Closed();
             if (jfr.shouldCommit()) {
