@@ -91,6 +91,19 @@ public final class ExternalProcess implements AutoCloseable {
         }
     }
 
+    /** The process id (for logs). */
+    public long pid() {
+        return process.pid();
+    }
+
+    /**
+     * SIGKILL now (kill -9: no cleanup in the process; the kernel closes its files, which for
+     * rdma_cm destroys its ids) and wait (bounded) until it is gone.
+     */
+    public void sigkill() {
+        kill();
+    }
+
     /** Kills the process if it still runs. Idempotent. */
     @Override
     public void close() {
