@@ -43,7 +43,8 @@ class HammerTest {
                     int what = rnd.nextInt(4);
                     if (what >= 2) {
                         if (what == 3) {
-                            Thread.onSpinWait();
+                            // Land the cancel in any phase: resolving, connecting, established-but-undelivered.
+                            java.util.concurrent.locks.LockSupport.parkNanos(rnd.nextInt(300_000));
                         }
                         f.cancel(true);
                     }

@@ -61,7 +61,9 @@ class DispatcherClockTest {
         assertThat(port.violations()).isEmpty();
     }
 
+    /** Lets the dispatcher finish what it was doing (arming timers on the old time), then moves the clock. */
     void advance(Duration d) {
+        port.awaitIdle();
         now.addAndGet(d.toNanos());
         port.wakeup();
     }
@@ -87,7 +89,7 @@ class DispatcherClockTest {
         assertThat(id.leaked()).isTrue();
         assertThat(id.destroyed()).isFalse();
         assertThat(c.isClosed()).isTrue();
-        assertThat(dispatcher.statistics().liveIds()).isZero();
+        eventually("nothing live", () -> dispatcher.statistics().liveIds() == 0);
         // A late answer of the poller is harmless.
         port.releaseQuiesces();
     }
@@ -206,7 +208,7 @@ class DispatcherClockTest {
                 "destroyCq", "destroyCompChannel", "destroyId");
         l.close().get(5, TimeUnit.SECONDS);
         assertThat(lid.destroyed()).isTrue();
-        assertThat(dispatcher.statistics().liveIds()).isZero();
+        eventually("nothing live", () -> dispatcher.statistics().liveIds() == 0);
     }
 
     @Test
@@ -241,7 +243,9 @@ class DispatcherClockTest {
         port.wakeup();
         ConnectionRequest r2 = requests.get(1).get(5, TimeUnit.SECONDS);
         assertThat(r2.privateData()).isEqualTo(bytes(3, 2));
-        r2.reject(bytes(146, 5)).get(5, TimeUnit.SECONDS);
+        r2.reject(bytes(146, 5)).get(5, TimeUnit.SECONDS);   // completes once the reject is sent
+        assertThat(port.names(rid2)).startsWith("reject");
+        port.awaitCallOn(rid2, "destroyId");
         assertThat(port.names(rid2)).containsExactly("reject", "destroyId");
         assertThat(rid2.rejectData()).isEqualTo(org.rdmacm4j.cm.statemachine.privatedata.PrivateData
                 .encode(MessageKind.REJECT, bytes(146, 5)).wire());

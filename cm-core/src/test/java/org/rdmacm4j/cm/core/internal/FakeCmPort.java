@@ -90,6 +90,7 @@ public final class FakeCmPort implements CmPort {
     private final List<FakeId> ids = new ArrayList<>();                       // guarded by lock
     private final List<String> violations = new ArrayList<>();                // guarded by lock
     private final AtomicInteger numbers = new AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicLong awaits = new java.util.concurrent.atomic.AtomicLong();
     private boolean woken;                                                    // guarded by lock
 
     public volatile boolean autoResolve = true;
@@ -105,6 +106,8 @@ public final class FakeCmPort implements CmPort {
     /** The longest real wait of one await (keeps tests responsive even with a stuck fake clock). */
     public volatile long maxAwaitNanos = TimeUnit.MILLISECONDS.toNanos(20);
     private volatile boolean closed;
+    /** Thrown by the next drainEvents (kills the dispatcher loop: a bug outside any one id). */
+    public volatile RuntimeException drainFailure;
 
     // ------------------------------------------------------------------ scripting
 
@@ -315,8 +318,25 @@ public final class FakeCmPort implements CmPort {
         return (FakeId) id;
     }
 
+    /**
+     * Waits (bounded) until the dispatcher went back to {@link #await} after whatever it was doing:
+     * every step started before this call (and the timers it armed) is done.
+     */
+    public void awaitIdle() {
+        long start = awaits.get();
+        wakeup();
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (awaits.get() <= start) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("the dispatcher did not come back to await within 5 s");
+            }
+            Thread.onSpinWait();
+        }
+    }
+
     @Override
     public void await(long timeoutNanos) {
+        awaits.incrementAndGet();
         long wait = Math.min(Math.max(0, timeoutNanos), maxAwaitNanos);
         long end = System.nanoTime() + wait;
         synchronized (lock) {
@@ -346,6 +366,11 @@ public final class FakeCmPort implements CmPort {
 
     @Override
     public void drainEvents(EventSink sink) {
+        RuntimeException die = drainFailure;
+        if (die != null) {
+            drainFailure = null;
+            throw die;
+        }
         while (true) {
             Event e;
             synchronized (lock) {
