@@ -14,10 +14,13 @@ import org.rdmacm4j.cm.statemachine.AsyncEventType;
  */
 public interface ConnectionHandler {
 
-    /** The connection is up (before the connect or accept future completes). */
+    /** The connection is up. The connect or accept future has been completed just before (same ordered executor). */
     default void onEstablished(RdmaConnection connection) { }
 
-    /** The peer disconnected (or answered our disconnect); teardown follows. */
+    /**
+     * The peer disconnected first (its DREQ, or a DREQ timeout); teardown follows. A local
+     * {@link RdmaConnection#close()} ends in {@link #onClosed} without this callback.
+     */
     default void onDisconnected(RdmaConnection connection) { }
 
     /** The connection failed while live (peer unreachable, QP error, device removed, ...); teardown follows. */

@@ -32,8 +32,9 @@ import org.rdmacm4j.cm.statemachine.Transport;
  * {@link #close} block (bounded) and are refused on rdmacm4j's own dispatcher and poller threads,
  * as is {@code join()/get()} on one of its futures there.
  *
- * <p>Bad input is an {@link IllegalArgumentException} (or a {@link NullPointerException} for a
- * null) in the caller's thread before anything is queued; use after close is an
+ * <p>Bad input is an {@link IllegalArgumentException} in the caller's thread before anything is
+ * queued (a null address included; other null arguments are a {@link NullPointerException} naming
+ * them); use after close is an
  * {@link IllegalStateException} naming this instance.
  */
 public final class RdmaCm implements AutoCloseable {
@@ -163,7 +164,9 @@ public final class RdmaCm implements AutoCloseable {
     }
 
     private static void checkAddress(InetSocketAddress a, String what, boolean portZeroOk) {
-        Objects.requireNonNull(a, what);
+        if (a == null) {
+            throw new IllegalArgumentException(what + " must not be null");
+        }
         if (a.isUnresolved()) {
             throw new IllegalArgumentException(what + " " + a + " is unresolved: resolve the host name first");
         }
