@@ -52,7 +52,8 @@ public final class RdmaCm implements AutoCloseable {
                 : null;
         Executor callbacks = b.executor != null ? b.executor : ownedExecutor;
         this.dispatcher = new Dispatcher(port, callbacks, System::nanoTime,
-                new Dispatcher.Config(b.historySize, b.transport, b.listenTimeout));
+                new Dispatcher.Config(b.historySize, b.transport != null ? b.transport : port.defaultTransport(),
+                        b.listenTimeout));
         dispatcher.start();
     }
 
@@ -185,7 +186,7 @@ public final class RdmaCm implements AutoCloseable {
         private Duration listenTimeout = Duration.ofSeconds(10);
         private boolean gracefulClose = true;
         private int historySize = 32;
-        private Transport transport = Transport.ROCE;
+        private Transport transport;   // null: ask the devices (iWARP only if every device is iWARP)
         private CmPort port;
 
         private Builder() { }
@@ -233,7 +234,11 @@ public final class RdmaCm implements AutoCloseable {
             return this;
         }
 
-        /** The transport the machines assume (default RoCE; the IB CM semantics also hold for InfiniBand). */
+        /**
+         * The transport active connects assume before their device is known. Default: iWARP if every
+         * RDMA device present is iWARP, else RoCE (the IB CM, which InfiniBand shares). Passive ids
+         * always use their own device's transport.
+         */
         public Builder transport(Transport t) {
             this.transport = Objects.requireNonNull(t, "transport");
             return this;

@@ -109,6 +109,19 @@ public final class DeviceContext implements AutoCloseable {
         return context.address();
     }
 
+    /**
+     * True if the device is iWARP ({@code device->transport_type == IBV_TRANSPORT_IWARP}): its
+     * connections go through the iWARP CM (MPA), whose events differ from the IB CM's (no
+     * TIMEWAIT_EXIT, refusals as errno values). RoCE and InfiniBand devices report IBV_TRANSPORT_IB.
+     */
+    public boolean isIwarp() {
+        MemorySegment device = segment().get(ADDRESS, CTX.offset("device")).reinterpret(Layouts.IBV_DEVICE.size());
+        return device.get(JAVA_INT, Layouts.IBV_DEVICE.offset("transport_type")) == IBV_TRANSPORT_IWARP;
+    }
+
+    /** {@code IBV_TRANSPORT_IWARP} of {@code enum ibv_transport_type}. */
+    private static final int IBV_TRANSPORT_IWARP = 1;
+
     /** {@code ibv_get_device_name}. */
     public String deviceName() {
         return deviceName;

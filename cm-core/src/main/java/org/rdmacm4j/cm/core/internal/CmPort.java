@@ -103,6 +103,14 @@ public interface CmPort extends AutoCloseable {
     /** The transport of the id's device (RoCE, InfiniBand, iWARP); ROCE before it is bound. */
     Transport transport(NativeId id);
 
+    /**
+     * The transport to assume for an active id before its device is known: iWARP only if every
+     * device present is iWARP (a host with both kinds is rare; the choice is logged).
+     */
+    default Transport defaultTransport() {
+        return Transport.ROCE;
+    }
+
     InetSocketAddress localAddress(NativeId id);
 
     InetSocketAddress peerAddress(NativeId id);

@@ -563,10 +563,23 @@ public final class VerbsCmPort implements CmPort {
     }
 
     @Override
-    public Transport transport(NativeId id) {
-        // rxe and every RoCE/IB device report through the IB CM; iWARP detection needs the node type,
-        // which verbs does not expose yet (docs/architecture.md, "What is not done").
-        return Transport.ROCE;
+    public Transport transport(NativeId nid) {
+        try {
+            return v(nid).cmId.context().isIwarp() ? Transport.IWARP : Transport.ROCE;
+        } catch (IllegalStateException unbound) {
+            return defaultTransport();
+        }
+    }
+
+    @Override
+    public Transport defaultTransport() {
+        try (CmDevices all = CmDevices.open()) {
+            boolean anyDevice = !all.contexts().isEmpty();
+            boolean allIwarp = all.contexts().stream().allMatch(DeviceContext::isIwarp);
+            return anyDevice && allIwarp ? Transport.IWARP : Transport.ROCE;
+        } catch (RuntimeException e) {
+            return Transport.ROCE;
+        }
     }
 
     @Override
