@@ -9,15 +9,26 @@ import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
  * How {@link ConnectionRequest#accept(ConnectionHandler, AcceptOptions)} accepts: the private data
  * sent back and the QP sizes. Checked when built.
  */
-public record AcceptOptions(PrivateData privateData, QpCapabilities qp) {
+public record AcceptOptions(PrivateData privateData, QpCapabilities qp, MessagingOptions messaging) {
     public AcceptOptions {
         Objects.requireNonNull(privateData, "privateData");
         Objects.requireNonNull(qp, "qp");
+        if (messaging != null && privateData.wire().length() + MessagingOptions.PRIVATE_DATA_BYTES
+                > MessageKind.ACCEPT.wireLimit()) {
+            throw new IllegalArgumentException("accept private data is too large with the message channel: at most "
+                    + (MessageKind.ACCEPT.usableBytes() - MessagingOptions.PRIVATE_DATA_BYTES)
+                    + " bytes of application data, or use raw()");
+        }
         if (privateData.kind() != MessageKind.ACCEPT) {
             throw new IllegalArgumentException("accept private data must be of kind ACCEPT, not " + privateData.kind());
         }
     }
 
+    public AcceptOptions(PrivateData privateData, QpCapabilities qp) {
+        this(privateData, qp, MessagingOptions.defaults());
+    }
+
+    /** No private data, default QP sizes, the default message channel (used if the peer offers one). */
     public static AcceptOptions defaults() {
         return new AcceptOptions(PrivateData.none(MessageKind.ACCEPT), QpCapabilities.defaults());
     }
@@ -29,16 +40,26 @@ public record AcceptOptions(PrivateData privateData, QpCapabilities qp) {
 
     public AcceptOptions privateData(byte[] bytes) {
         Objects.requireNonNull(bytes, "privateData");
-        return new AcceptOptions(PrivateData.encode(MessageKind.ACCEPT, bytes), qp);
+        return new AcceptOptions(PrivateData.encode(MessageKind.ACCEPT, bytes), qp, messaging);
     }
 
     /** Sends {@code bytes} without rdmacm4j's header, for peers that read the reply themselves. */
     public AcceptOptions rawPrivateData(byte[] bytes) {
         Objects.requireNonNull(bytes, "rawPrivateData");
-        return new AcceptOptions(new PrivateData(MessageKind.ACCEPT, Bytes.of(bytes.clone())), qp);
+        return new AcceptOptions(new PrivateData(MessageKind.ACCEPT, Bytes.of(bytes.clone())), qp, messaging);
     }
 
     public AcceptOptions qp(QpCapabilities caps) {
-        return new AcceptOptions(privateData, caps);
+        return new AcceptOptions(privateData, caps, messaging);
+    }
+
+    /** The message channel to accept with (used only if the peer offered one). */
+    public AcceptOptions messaging(MessagingOptions options) {
+        return new AcceptOptions(privateData, qp, Objects.requireNonNull(options, "messaging"));
+    }
+
+    /** No message channel, even if the peer offers one (its sends will then fail on its side). */
+    public AcceptOptions raw() {
+        return new AcceptOptions(privateData, qp, null);
     }
 }

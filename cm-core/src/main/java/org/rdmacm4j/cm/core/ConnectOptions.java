@@ -22,6 +22,7 @@ public final class ConnectOptions {
     private final QpCapabilities qp;
     private final CmTuning tuning;
     private final boolean awaitTimewaitExit;
+    private final MessagingOptions messaging;
 
     private ConnectOptions(Builder b) {
         this.privateData = b.privateData;
@@ -31,6 +32,7 @@ public final class ConnectOptions {
         this.qp = b.qp;
         this.tuning = b.tuning;
         this.awaitTimewaitExit = b.awaitTimewaitExit;
+        this.messaging = b.messaging;
     }
 
     public static ConnectOptions defaults() {
@@ -57,6 +59,9 @@ public final class ConnectOptions {
 
     public boolean awaitTimewaitExit() { return awaitTimewaitExit; }
 
+    /** The message channel offered to the peer, or null for a raw connection. */
+    public MessagingOptions messaging() { return messaging; }
+
     /** Builder; each setter validates its argument at once. */
     public static final class Builder {
         private PrivateData privateData = PrivateData.none(MessageKind.CONNECT_REQUEST);
@@ -66,13 +71,15 @@ public final class ConnectOptions {
         private QpCapabilities qp = QpCapabilities.defaults();
         private CmTuning tuning = CmTuning.defaults();
         private boolean awaitTimewaitExit;
+        private MessagingOptions messaging = MessagingOptions.defaults();
 
         private Builder() { }
 
         /**
-         * Bytes the listener's application receives with the request, at most
-         * {@link MessageKind#CONNECT_REQUEST}'s usable size (54 bytes: 56 on the wire minus rdmacm4j's
-         * 2-byte length header, which lets the receiver get exactly these bytes back).
+         * Bytes the listener's application receives with the request: at most 47 bytes with the
+         * message channel (56 on the wire minus rdmacm4j's 2-byte length header, which lets the
+         * receiver get exactly these bytes back, minus the channel's 7-byte offer), 54 with
+         * {@link #raw()}. Checked here against 54 and in {@link #build()} against the channel.
          */
         public Builder privateData(byte[] bytes) {
             Objects.requireNonNull(bytes, "privateData");
@@ -139,7 +146,34 @@ public final class ConnectOptions {
             return this;
         }
 
+        /** The message channel to offer (default {@link MessagingOptions#defaults()}). */
+        public Builder messaging(MessagingOptions options) {
+            this.messaging = Objects.requireNonNull(options, "messaging");
+            return this;
+        }
+
+        /**
+         * No message channel: no receives are posted and no channel offer is added to the private
+         * data, so all 56 bytes are the application's (as plain librdmacm programs expect).
+         */
+        public Builder raw() {
+            this.messaging = null;
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException if the private data and the channel offer together exceed
+         *                                  the 56 bytes of a connect request
+         */
         public ConnectOptions build() {
+            int total = privateData.wire().length() + (messaging == null ? 0 : MessagingOptions.PRIVATE_DATA_BYTES);
+            if (total > MessageKind.CONNECT_REQUEST.wireLimit()) {
+                throw new IllegalArgumentException("connect private data is too large with the message channel: "
+                        + privateData.wire().length() + " bytes on the wire + " + MessagingOptions.PRIVATE_DATA_BYTES
+                        + " for the channel > " + MessageKind.CONNECT_REQUEST.wireLimit() + "; at most "
+                        + (MessageKind.CONNECT_REQUEST.usableBytes() - MessagingOptions.PRIVATE_DATA_BYTES)
+                        + " bytes of application data, or use raw()");
+            }
             return new ConnectOptions(this);
         }
     }

@@ -32,6 +32,15 @@ public interface ConnectionHandler {
     /** An informational async event of the QP or its port (PATH_MIG, PORT_ERR, SRQ_LIMIT_REACHED, ...). */
     default void onAsyncEvent(RdmaConnection connection, AsyncEventType event) { }
 
+    /**
+     * A message from the peer. Runs on the connection's completion poller thread, not the
+     * callback executor: return quickly and never block (hand work off instead). {@code message}
+     * is a view of a receive buffer, valid only during the call; copy what you keep. The buffer is
+     * re-posted (and its credit returned to the peer) when this returns, so a slow handler slows
+     * the sender instead of overrunning it. Messages arrive in the order they were sent.
+     */
+    default void onMessage(RdmaConnection connection, java.lang.foreign.MemorySegment message) { }
+
     /** Every native object of the connection has been freed; the last callback of a connection. */
     default void onClosed(RdmaConnection connection) { }
 

@@ -44,4 +44,32 @@ public interface RdmaConnection {
 
     /** Completes when the connection is closed for any reason (local close, peer, error). */
     CompletableFuture<Void> closeFuture();
+
+    /**
+     * The largest message {@link #send} accepts: the peer's receive buffer size. 0 if the
+     * connection has no message channel (a raw connection, or a peer that did not offer one).
+     */
+    int maxMessageSize();
+
+    /**
+     * Sends one message (a copy is taken before this returns). Completes when the send completion
+     * arrives, i.e. the peer's adapter has the message. Waits for credits (queued, bounded by
+     * {@link MessagingOptions#maxQueuedSends()}) and never makes the peer RNR.
+     *
+     * @throws IllegalArgumentException if larger than {@link #maxMessageSize()}
+     * @throws IllegalStateException    if the connection has no message channel
+     */
+    CompletableFuture<Void> send(java.lang.foreign.MemorySegment message);
+
+    /** {@link #send(java.lang.foreign.MemorySegment)} of {@code message}'s bytes. */
+    CompletableFuture<Void> send(byte[] message);
+
+    /** {@link #send(java.lang.foreign.MemorySegment)} of the remaining bytes of {@code message} (not consumed). */
+    CompletableFuture<Void> send(java.nio.ByteBuffer message);
+
+    /**
+     * Sends without a future and without allocating: true if the message was posted or queued,
+     * false if the send queue is full. A failure is reported to {@link ConnectionHandler#onError}.
+     */
+    boolean offer(java.lang.foreign.MemorySegment message);
 }

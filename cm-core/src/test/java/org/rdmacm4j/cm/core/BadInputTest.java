@@ -74,9 +74,16 @@ class BadInputTest {
         assertThatThrownBy(() -> ConnectOptions.builder().rawPrivateData(new byte[57]))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("56");
         assertThatThrownBy(() -> ConnectOptions.builder().privateData(null)).isInstanceOf(NullPointerException.class);
-        assertThatThrownBy(() -> AcceptOptions.withPrivateData(new byte[195]))
+        assertThatThrownBy(() -> ConnectOptions.builder().privateData(new byte[48]).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("47");
+        assertThatCode(() -> ConnectOptions.builder().privateData(new byte[47]).build()).doesNotThrowAnyException();
+        assertThatCode(() -> ConnectOptions.builder().privateData(new byte[54]).raw().build())
+                .doesNotThrowAnyException();
+        assertThatThrownBy(() -> AcceptOptions.defaults().raw().privateData(new byte[195]))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("194");
-        assertThatCode(() -> AcceptOptions.withPrivateData(new byte[194])).doesNotThrowAnyException();
+        assertThatCode(() -> AcceptOptions.defaults().raw().privateData(new byte[194])).doesNotThrowAnyException();
+        assertThatThrownBy(() -> AcceptOptions.withPrivateData(new byte[188]))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("187");
         assertThatThrownBy(() -> AcceptOptions.defaults().rawPrivateData(new byte[197]))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("196");
         // (A reject's 146-byte limit is checked on a real request: DispatcherClockTest.)

@@ -41,7 +41,7 @@ class ConnectCloseTest {
         port.acceptData = framedPadded(MessageKind.ACCEPT, theirs);
         Recorder h = new Recorder();
 
-        RdmaConnection c = cm.connect(SERVER, ConnectOptions.builder().privateData(mine).build(), h)
+        RdmaConnection c = cm.connect(SERVER, ConnectOptions.builder().privateData(mine).raw().build(), h)
                 .get(5, TimeUnit.SECONDS);
 
         FakeId id = port.ids().getFirst();

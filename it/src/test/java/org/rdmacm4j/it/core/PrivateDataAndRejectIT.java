@@ -32,16 +32,23 @@ class PrivateDataAndRejectIT {
     }
 
     private static void roundTrip(byte[] request, byte[] reply) throws Exception {
+        roundTrip(request, reply, false);
+    }
+
+    /** {@code raw}: no message channel, so the whole private data is the application's. */
+    private static void roundTrip(byte[] request, byte[] reply, boolean raw) throws Exception {
         try (RdmaCm cm = RdmaCm.open()) {
             var seen = new CompletableFuture<byte[]>();
             var framed = new CompletableFuture<Boolean>();
             RdmaListener spy = cm.listen(CmFixtures.server(0), ListenOptions.defaults(), r -> {
                 seen.complete(r.privateData());
                 framed.complete(r.privateDataFramed());
-                r.accept(ConnectionHandler.none(), AcceptOptions.withPrivateData(reply));
+                r.accept(ConnectionHandler.none(), raw ? AcceptOptions.defaults().raw().privateData(reply)
+                        : AcceptOptions.withPrivateData(reply));
             });
+            ConnectOptions.Builder options = ConnectOptions.builder().privateData(request);
             RdmaConnection client = await(cm.connect(CmFixtures.target(spy),
-                    ConnectOptions.builder().privateData(request).build(), ConnectionHandler.none()));
+                    (raw ? options.raw() : options).build(), ConnectionHandler.none()));
             assertThat(await(seen)).isEqualTo(request);
             assertThat(await(framed)).isTrue();
             assertThat(client.peerPrivateData()).isEqualTo(reply);
@@ -56,16 +63,25 @@ class PrivateDataAndRejectIT {
     }
 
     @Test
-    void maximumPrivateDataBothWays54And194Bytes() throws Exception {
-        roundTrip(pattern(54, 1), pattern(194, 3));
+    void maximumPrivateDataOfRawConnectionsBothWays54And194Bytes() throws Exception {
+        roundTrip(pattern(54, 1), pattern(194, 3), true);
+    }
+
+    @Test
+    void maximumPrivateDataBesideTheMessageChannel47And187Bytes() throws Exception {
+        roundTrip(pattern(47, 5), pattern(187, 6), false);
     }
 
     @Test
     void oneByteOverTheLimitIsRefusedBeforeAnythingIsQueued() {
         assertThatThrownBy(() -> ConnectOptions.builder().privateData(new byte[55]))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> AcceptOptions.withPrivateData(new byte[195]))
+        assertThatThrownBy(() -> ConnectOptions.builder().privateData(new byte[48]).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("47");
+        assertThatThrownBy(() -> AcceptOptions.defaults().raw().privateData(new byte[195]))
                 .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> AcceptOptions.withPrivateData(new byte[188]))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("187");
     }
 
     @Test

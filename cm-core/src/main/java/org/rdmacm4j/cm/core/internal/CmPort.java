@@ -61,7 +61,15 @@ public interface CmPort extends AutoCloseable {
      * absent, and registers the CQ with a completion poller. On failure, rolls back what this call
      * created.
      */
-    void createQp(NativeId id, QpCapabilities caps);
+    void createQp(NativeId id, QpCapabilities caps, org.rdmacm4j.cm.core.MessagingOptions messaging);
+
+    /**
+     * The message channel made by {@link #createQp}, or null (raw connection: no messaging asked,
+     * or a passive id whose peer offered none).
+     */
+    default DataPath dataPath(NativeId id) {
+        return null;
+    }
 
     void connect(NativeId id, Bytes privateData, CmTuning tuning);
 

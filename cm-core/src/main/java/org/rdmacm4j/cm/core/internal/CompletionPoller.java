@@ -26,6 +26,11 @@ import org.rdmacm4j.verbs.sys.EventFd;
  * dispatcher; everything else on the poller thread.
  */
 final class CompletionPoller {
+    /** Receives the completions of one CQ, on the poller thread. */
+    interface Sink {
+        void onCompletion(WorkCompletions completions, int index);
+    }
+
     private static final System.Logger LOG = System.getLogger("org.rdmacm4j.cm.core");
     private static final long WAKE_TOKEN = 0;
     /** Ack CQ events once this many are unacked: one mutex per batch instead of per event. */
@@ -34,11 +39,13 @@ final class CompletionPoller {
     private static final class Entry {
         final CompletionChannel channel;
         final CompletionQueue cq;
-        long flushed;
+        final Sink sink;
+        long unclaimed;
 
-        Entry(CompletionChannel channel, CompletionQueue cq) {
+        Entry(CompletionChannel channel, CompletionQueue cq, Sink sink) {
             this.channel = channel;
             this.cq = cq;
+            this.sink = sink;
         }
     }
 
@@ -58,13 +65,13 @@ final class CompletionPoller {
     }
 
     /** Starts watching the channel of {@code cq}; returns the token that names it in later commands. */
-    long register(CompletionChannel channel, CompletionQueue cq) {
+    long register(CompletionChannel channel, CompletionQueue cq, Sink sink) {
         long token;
         synchronized (this) {
             token = nextToken++;
         }
         command(() -> {
-            Entry e = new Entry(channel, cq);
+            Entry e = new Entry(channel, cq, sink);
             entries.put(token, e);
             cq.requestNotify(false);
             epoll.add(channel.fd(), token);
@@ -179,14 +186,21 @@ final class CompletionPoller {
         }
     }
 
-    /**
-     * Drains the CQ. The connection API of this version posts no work requests of its own, so what
-     * arrives here are flushes and completions of nothing; they are counted, not delivered.
-     */
+    /** Drains the CQ in batches, handing each completion to the CQ's sink (raw QPs: counted only). */
     private void pollAll(Entry e) {
         int n;
         while ((n = e.cq.poll(completions)) > 0) {
-            e.flushed += n;
+            if (e.sink == null) {
+                e.unclaimed += n;
+                continue;
+            }
+            for (int i = 0; i < n; i++) {
+                try {
+                    e.sink.onCompletion(completions, i);
+                } catch (RuntimeException ex) {
+                    LOG.log(Level.ERROR, thread.getName() + ": completion handling failed for " + e.cq, ex);
+                }
+            }
         }
     }
 }

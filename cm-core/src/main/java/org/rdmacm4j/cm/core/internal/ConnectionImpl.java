@@ -20,6 +20,8 @@ final class ConnectionImpl implements RdmaConnection {
     /** When the connect or accept started, for the JFR setup time. */
     final long startedNanos;
     volatile long establishedNanos;
+    /** The message channel, or null for a raw connection (set by the dispatcher after CreateQp). */
+    volatile DataPath dataPath;
 
     ConnectionImpl(Dispatcher dispatcher, IdDriver driver, ConnectionHandler handler, long startedNanos) {
         this.dispatcher = dispatcher;
@@ -74,7 +76,66 @@ final class ConnectionImpl implements RdmaConnection {
     }
 
     @Override
+    public int maxMessageSize() {
+        DataPath dp = dataPath;
+        return dp == null ? 0 : dp.maxMessageSize();
+    }
+
+    @Override
+    public CompletableFuture<Void> send(java.lang.foreign.MemorySegment message) {
+        java.util.Objects.requireNonNull(message, "message");
+        CmFuture<Void> f = new CmFuture<>();
+        channel().send(message, f);
+        return f;
+    }
+
+    @Override
+    public CompletableFuture<Void> send(byte[] message) {
+        java.util.Objects.requireNonNull(message, "message");
+        return send(java.lang.foreign.MemorySegment.ofArray(message));
+    }
+
+    @Override
+    public CompletableFuture<Void> send(java.nio.ByteBuffer message) {
+        java.util.Objects.requireNonNull(message, "message");
+        return send(java.lang.foreign.MemorySegment.ofBuffer(message));
+    }
+
+    @Override
+    public boolean offer(java.lang.foreign.MemorySegment message) {
+        java.util.Objects.requireNonNull(message, "message");
+        return channel().send(message, null);
+    }
+
+    private DataPath channel() {
+        DataPath dp = dataPath;
+        if (dp == null) {
+            throw new IllegalStateException(this + " has no message channel (a raw connection, or the peer offered none)");
+        }
+        return dp;
+    }
+
+    /** A user callback run outside the executor (onMessage on the poller) threw. */
+    void callbackFailed(Throwable t) {
+        dispatcher.callbackFailed(this, t);
+    }
+
+    /** A work completion failed: tell the handler once, then abort the connection. Poller thread. */
+    void dataPathFailed(org.rdmacm4j.cm.core.DataPathException e) {
+        driver.callbacks.execute(() -> {
+            try {
+                handler.onError(this, e);
+            } catch (Throwable t) {
+                dispatcher.callbackFailed(this, t);
+            }
+        });
+        abort();
+    }
+
+    @Override
     public String toString() {
-        return driver.name() + " " + local + " -> " + peer + " [" + driver.phase() + "]";
+        DataPath dp = dataPath;
+        return driver.name() + " " + local + " -> " + peer + " [" + driver.phase() + "]"
+                + (dp == null ? "" : " " + dp.describe());
     }
 }

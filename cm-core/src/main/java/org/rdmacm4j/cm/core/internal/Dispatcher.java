@@ -137,6 +137,7 @@ public final class Dispatcher implements CmPort.EventSink {
             d.source = options.source();
             d.destination = destination;
             d.qp = options.qp();
+            d.messaging = options.messaging();
             d.connection = new ConnectionImpl(this, d, handler, started);
             d.connection.peer = destination;
             long req = ++requestSeq;
@@ -202,6 +203,7 @@ public final class Dispatcher implements CmPort.EventSink {
                 p.connection.peer = r.peerAddress();
                 p.connection.local = r.localAddress();
                 p.qp = options.qp();
+                p.messaging = options.messaging();
             }
             long req = ++requestSeq;
             p.owed.put(req, new IdDriver.Owed(cast(f), x -> p.connection));
@@ -537,7 +539,14 @@ public final class Dispatcher implements CmPort.EventSink {
             }
             case Action.ResolveAddr r -> port.resolveAddr(d.nativeId, d.source, d.destination, r.timeoutMs());
             case Action.ResolveRoute r -> port.resolveRoute(d.nativeId, r.timeoutMs());
-            case Action.CreateQp c -> port.createQp(d.nativeId, d.qp);
+            case Action.CreateQp c -> {
+                port.createQp(d.nativeId, d.qp, d.messaging);
+                DataPath dp = port.dataPath(d.nativeId);
+                if (dp != null && d.connection != null) {
+                    dp.bind(d.connection);
+                    d.connection.dataPath = dp;
+                }
+            }
             case Action.Connect c -> port.connect(d.nativeId, c.privateData(),
                     clamp(c.tuning(), port.deviceLimits(d.nativeId)));
             case Action.Accept a -> port.accept(d.nativeId, a.privateData(),
@@ -787,6 +796,12 @@ public final class Dispatcher implements CmPort.EventSink {
             return;
         }
         d.callbacks.execute(() -> safely(c, h -> call.accept(h, c)));
+    }
+
+    /** A user callback that ran outside the callback executor threw (onMessage on a poller). Any thread. */
+    void callbackFailed(ConnectionImpl c, Throwable t) {
+        stats.callbackFailures.increment();
+        LOG.log(Level.WARNING, "a ConnectionHandler callback of " + c + " threw; ignored", t);
     }
 
     private void safely(ConnectionImpl c, Consumer<ConnectionHandler> call) {

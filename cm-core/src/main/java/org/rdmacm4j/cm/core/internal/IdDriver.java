@@ -46,6 +46,8 @@ final class IdDriver {
     InetSocketAddress source;
     InetSocketAddress destination;
     QpCapabilities qp = QpCapabilities.defaults();
+    /** The message channel to create with the QP, or null for a raw connection. */
+    org.rdmacm4j.cm.core.MessagingOptions messaging;
 
     // The public objects.
     ConnectionImpl connection;

@@ -58,6 +58,11 @@ public final class VerbsCmPort implements CmPort {
         Device device;
         CompletionPoller poller;
         long pollerToken;
+        DataPath dataPath;
+        /** Passive ids: created by librdmacm for a connection request. */
+        boolean passive;
+        /** Passive ids: the channel offer in the peer's request, or null. */
+        ChannelOffer requestOffer;
 
         VerbsId(CmId cmId) {
             this.cmId = cmId;
@@ -74,6 +79,7 @@ public final class VerbsCmPort implements CmPort {
         final CmDevices snapshot;
         final DeviceContext context;
         final ProtectionDomain pd;
+        final SlotPool pool;
         final long token;
         int users;
 
@@ -81,6 +87,7 @@ public final class VerbsCmPort implements CmPort {
             this.snapshot = snapshot;
             this.context = context;
             this.pd = context.allocatePd();
+            this.pool = new SlotPool(pd);
             this.token = token;
         }
     }
@@ -156,6 +163,7 @@ public final class VerbsCmPort implements CmPort {
         VerbsId id = ids.get(e.id());
         if (id == null) {
             id = new VerbsId(e.id());   // CONNECT_REQUEST: librdmacm created this id for the request
+            id.passive = true;
             ids.put(e.id(), id);
         }
         VerbsId listen = e.listenId() == null ? null : ids.get(e.listenId());
@@ -164,13 +172,29 @@ public final class VerbsCmPort implements CmPort {
             s.unroutable("unknown rdma_cm event " + e.type() + " ignored");
             return;
         }
-        s.cmEvent(id, listen, type.get(), e.status(), params(e));
+        s.cmEvent(id, listen, type.get(), e.status(), params(e, id, type.get()));
     }
 
-    private static EventParams params(CmEvent e) {
+    /**
+     * The event's parameters, with a message-channel offer taken out of the private data of a
+     * connect request (remembered for the accept) or of the accept (handed to the data path), so
+     * the machines and the application see only the application's bytes.
+     */
+    private static EventParams params(CmEvent e, VerbsId id, CmEventType type) {
         if (e.conn() != null) {
             ConnParam c = e.conn();
-            return new EventParams.Conn(Bytes.of(c.privateData()), c.responderResources(), c.initiatorDepth(),
+            byte[] data = c.privateData();
+            ChannelOffer offer = (type == CmEventType.CONNECT_REQUEST || type == CmEventType.ESTABLISHED)
+                    ? ChannelOffer.parse(data) : null;
+            if (offer != null) {
+                data = ChannelOffer.strip(data);
+                if (type == CmEventType.CONNECT_REQUEST) {
+                    id.requestOffer = offer;
+                } else if (id.dataPath != null && !id.passive) {
+                    id.dataPath.peerOffer(offer);
+                }
+            }
+            return new EventParams.Conn(Bytes.of(data), c.responderResources(), c.initiatorDepth(),
                     c.flowControl(), c.retryCount(), c.rnrRetryCount(), c.srq() != 0, c.qpNum());
         }
         if (e.ud() != null) {
@@ -264,11 +288,19 @@ public final class VerbsCmPort implements CmPort {
     }
 
     @Override
-    public void createQp(NativeId nid, QpCapabilities caps) {
+    public void createQp(NativeId nid, QpCapabilities asked, org.rdmacm4j.cm.core.MessagingOptions messaging) {
         VerbsId id = v(nid);
         if (id.qp != null) {
             return;
         }
+        if (id.passive && id.requestOffer == null) {
+            messaging = null;   // the peer offered no message channel: a raw connection
+        }
+        QpCapabilities caps = messaging == null ? asked : new QpCapabilities(
+                Math.max(asked.maxSendWr(), DataPath.sendQueueNeeded(messaging)),
+                Math.max(asked.maxRecvWr(), DataPath.recvQueueNeeded(messaging)),
+                asked.maxSendSge(), asked.maxRecvSge(), asked.maxInlineData(),
+                Math.max(asked.cqSize(), DataPath.sendQueueNeeded(messaging) + DataPath.recvQueueNeeded(messaging)));
         Device dev = device(id);
         boolean madeChannel = false;
         boolean madeCq = false;
@@ -284,6 +316,18 @@ public final class VerbsCmPort implements CmPort {
             }
             id.qp = id.cmId.createQp(dev.pd, new QpInitAttributes(QpType.RC, id.cq, id.cq, null, caps.maxSendWr(),
                     caps.maxRecvWr(), caps.maxSendSge(), caps.maxRecvSge(), caps.maxInlineData(), false));
+            if (messaging != null) {
+                try {
+                    id.dataPath = new DataPath(id.qp, dev.pool, messaging);
+                } catch (RuntimeException e) {
+                    closeQuietly(id.qp);
+                    id.qp = null;
+                    throw e;
+                }
+                if (id.passive) {
+                    id.dataPath.peerOffer(id.requestOffer);
+                }
+            }
         } catch (RdmaException e) {
             if (madeCq) {
                 closeQuietly(id.cq);
@@ -300,7 +344,7 @@ public final class VerbsCmPort implements CmPort {
         if (madeCq) {
             byCq.put(id.cq, id);
             id.poller = pollers[nextPoller++ % pollers.length];
-            id.pollerToken = id.poller.register(id.channel, id.cq);
+            id.pollerToken = id.poller.register(id.channel, id.cq, id.dataPath);
         }
     }
 
@@ -362,6 +406,7 @@ public final class VerbsCmPort implements CmPort {
         } catch (RuntimeException e) {
             LOG.log(Level.DEBUG, "epoll remove of an async fd: " + e);
         }
+        closeQuietly(dev.pool);
         closeQuietly(dev.pd);
         closeQuietly(dev.snapshot);
     }
@@ -369,7 +414,8 @@ public final class VerbsCmPort implements CmPort {
     @Override
     public void connect(NativeId id, Bytes privateData, CmTuning t) {
         try {
-            v(id).cmId.connect(param(privateData, t));
+            VerbsId vid = v(id);
+            vid.cmId.connect(param(withOffer(vid, privateData), t));
         } catch (RdmaException e) {
             throw failed(e);
         }
@@ -378,10 +424,21 @@ public final class VerbsCmPort implements CmPort {
     @Override
     public void accept(NativeId id, Bytes privateData, CmTuning t) {
         try {
-            v(id).cmId.accept(param(privateData, t));
+            VerbsId vid = v(id);
+            vid.cmId.accept(param(withOffer(vid, privateData), t));
         } catch (RdmaException e) {
             throw failed(e);
         }
+    }
+
+    /** The application's private data, preceded by our message-channel offer if the id has a channel. */
+    private static Bytes withOffer(VerbsId id, Bytes privateData) {
+        return id.dataPath == null ? privateData : id.dataPath.offer().prependTo(privateData);
+    }
+
+    @Override
+    public DataPath dataPath(NativeId id) {
+        return v(id).dataPath;
     }
 
     private static ConnParam param(Bytes privateData, CmTuning t) {
@@ -420,6 +477,9 @@ public final class VerbsCmPort implements CmPort {
     @Override
     public void drainQp(NativeId nid, Runnable drained) {
         VerbsId id = v(nid);
+        if (id.dataPath != null) {
+            id.dataPath.closing();
+        }
         if (id.qp != null) {
             try {
                 // rdma_disconnect already moved it to ERR in most paths; make sure, so posted work flushes.
@@ -457,6 +517,10 @@ public final class VerbsCmPort implements CmPort {
             id.qp.close();
             byQp.remove(id.qp);
             id.qp = null;
+            if (id.dataPath != null) {
+                id.dataPath.release();   // the QP is gone: its buffers can go back to the pool
+                id.dataPath = null;
+            }
         } catch (RuntimeException e) {
             LOG.log(Level.ERROR, "rdma_destroy_qp failed for " + id + "; leaking the QP", e);
             giveUp(id.qp);
@@ -604,6 +668,7 @@ public final class VerbsCmPort implements CmPort {
         boolean idsLeft = !leaked.isEmpty();
         for (Device d : List.copyOf(devices.values())) {
             if (d.users == 0 || !idsLeft) {
+                closeQuietly(d.pool);
                 closeQuietly(d.pd);
                 closeQuietly(d.snapshot);
             }

@@ -188,7 +188,7 @@ class DispatcherClockTest {
         assertThat(port.names(rid)).isEmpty();   // nothing native before the decision
 
         Recorder h = new Recorder();
-        RdmaConnection c = r.accept(h, AcceptOptions.withPrivateData(reply)).get(5, TimeUnit.SECONDS);
+        RdmaConnection c = r.accept(h, AcceptOptions.defaults().raw().privateData(reply)).get(5, TimeUnit.SECONDS);
 
         assertThat(port.names(rid)).containsExactly("createQp", "accept");
         CmTuning t = rid.acceptTuning();

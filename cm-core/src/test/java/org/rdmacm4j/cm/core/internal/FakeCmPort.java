@@ -422,7 +422,7 @@ public final class FakeCmPort implements CmPort {
     }
 
     @Override
-    public void createQp(NativeId id, QpCapabilities caps) {
+    public void createQp(NativeId id, QpCapabilities caps, org.rdmacm4j.cm.core.MessagingOptions messaging) {
         record("createQp", f(id), caps);
         FakeId x = f(id);
         x.qp = true;

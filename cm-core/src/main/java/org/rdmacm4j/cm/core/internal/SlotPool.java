@@ -1,0 +1,98 @@
+package org.rdmacm4j.cm.core.internal;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.rdmacm4j.verbs.ibv.Access;
+import org.rdmacm4j.verbs.ibv.MemoryRegion;
+import org.rdmacm4j.verbs.ibv.ProtectionDomain;
+
+/**
+ * The per-device pool of registered message buffers: slabs registered once (local access only),
+ * sliced into fixed-size slots by size class (powers of two from 64 bytes), leased to connections
+ * for their sends and receives and returned when their QP is gone. Nothing is registered per
+ * message or per connection. Any thread (leases and returns are rare and synchronized).
+ */
+final class SlotPool implements AutoCloseable {
+    /** One registered buffer: its native view, address and local key. */
+    record Slot(MemorySegment segment, long address, int lkey) { }
+
+    private static final int MIN_SLOT = 64;
+    private static final long SLAB_BYTES = 1 << 20;
+
+    private record Slab(Arena arena, MemoryRegion region) { }
+
+    private final ProtectionDomain pd;
+    private final Map<Integer, ArrayDeque<Slot>> free = new HashMap<>();
+    private final List<Slab> slabs = new ArrayList<>();
+    private boolean closed;
+
+    SlotPool(ProtectionDomain pd) {
+        this.pd = pd;
+    }
+
+    static int sizeClass(int bytes) {
+        return Math.max(MIN_SLOT, Integer.highestOneBit(Math.max(1, bytes) - 1) << 1);
+    }
+
+    /** {@code count} slots of at least {@code bytes} each; registers a new slab if needed. */
+    synchronized Slot[] lease(int count, int bytes) {
+        if (closed) {
+            throw new IllegalStateException("the device's buffer pool is closed");
+        }
+        int size = sizeClass(bytes);
+        ArrayDeque<Slot> q = free.computeIfAbsent(size, k -> new ArrayDeque<>());
+        while (q.size() < count) {
+            addSlab(size, q, count - q.size());
+        }
+        Slot[] out = new Slot[count];
+        for (int i = 0; i < count; i++) {
+            out[i] = q.poll();
+        }
+        return out;
+    }
+
+    synchronized void release(Slot[] slots) {
+        for (Slot s : slots) {
+            if (s != null) {
+                free.get((int) s.segment().byteSize()).add(s);
+            }
+        }
+    }
+
+    private void addSlab(int size, ArrayDeque<Slot> q, int atLeast) {
+        long n = Math.max(atLeast, SLAB_BYTES / size);
+        Arena arena = Arena.ofShared();
+        try {
+            MemorySegment mem = arena.allocate(n * size, 4096);
+            MemoryRegion mr = pd.register(mem, Access.LOCAL_WRITE);
+            slabs.add(new Slab(arena, mr));
+            for (long i = 0; i < n; i++) {
+                MemorySegment s = mem.asSlice(i * size, size);
+                q.add(new Slot(s, s.address(), mr.lkey()));
+            }
+        } catch (RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    /** Deregisters every slab. Every lease must have been returned (the device's last QP is gone). */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (Slab s : slabs) {
+            s.region().close();
+            s.arena().close();
+        }
+        slabs.clear();
+        free.clear();
+    }
+}
