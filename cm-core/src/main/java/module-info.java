@@ -5,7 +5,7 @@
  */
 module org.rdmacm4j.cm.core {
     requires transitive org.rdmacm4j.cm.statemachine;
-    requires org.rdmacm4j.verbs;
+    requires transitive org.rdmacm4j.verbs;
     requires jdk.jfr;
     exports org.rdmacm4j.cm.core;
 }

@@ -41,6 +41,14 @@ public interface ConnectionHandler {
      */
     default void onMessage(RdmaConnection connection, java.lang.foreign.MemorySegment message) { }
 
+    /**
+     * Raw connections ({@link ConnectOptions.Builder#raw()}): a completion of a work request the
+     * application posted through {@link RdmaConnection#raw()}. Runs on the completion poller
+     * thread; {@code completions} is the poller's batch, valid during the call only.
+     */
+    default void onCompletion(RdmaConnection connection, org.rdmacm4j.verbs.ibv.WorkCompletions completions,
+                              int index) { }
+
     /** Every native object of the connection has been freed; the last callback of a connection. */
     default void onClosed(RdmaConnection connection) { }
 

@@ -72,4 +72,36 @@ public interface RdmaConnection {
      * false if the send queue is full. A failure is reported to {@link ConnectionHandler#onError}.
      */
     boolean offer(java.lang.foreign.MemorySegment message);
+
+    /**
+     * Registers {@code segment} (native memory, kept alive by the caller) with this connection's
+     * device for local and remote read, write and atomics. Closed at the latest with the connection.
+     */
+    RegisteredRegion register(java.lang.foreign.MemorySegment segment);
+
+    /**
+     * RDMA WRITE of {@code length} bytes from {@code local} at {@code localOffset} to {@code remote}
+     * at {@code remoteOffset}; completes when the write completion arrives. Bounds are checked
+     * before anything is posted (IllegalArgumentException).
+     */
+    CompletableFuture<Void> write(RegisteredRegion local, long localOffset, RemoteRegion remote, long remoteOffset,
+                                  int length);
+
+    /** RDMA READ of {@code length} bytes from {@code remote} into {@code local}. Bounds checked first. */
+    CompletableFuture<Void> read(RegisteredRegion local, long localOffset, RemoteRegion remote, long remoteOffset,
+                                 int length);
+
+    /** Atomic compare-and-swap of the 8-byte word at {@code remote + offset} (8-byte aligned); the old value. */
+    CompletableFuture<Long> compareAndSwap(RemoteRegion remote, long offset, long expected, long newValue);
+
+    /**
+     * The verbs objects under this connection, for an application that brings its own data path
+     * (see {@link RawQueuePair} for the rules).
+     *
+     * @throws IllegalStateException before the QP exists or after the connection closed
+     */
+    RawQueuePair raw();
+
+    /** Atomic fetch-and-add on the 8-byte word at {@code remote + offset} (8-byte aligned); the old value. */
+    CompletableFuture<Long> fetchAndAdd(RemoteRegion remote, long offset, long add);
 }

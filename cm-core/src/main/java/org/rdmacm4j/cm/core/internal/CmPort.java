@@ -71,6 +71,20 @@ public interface CmPort extends AutoCloseable {
         return null;
     }
 
+    /** The one-sided operations of a connection made by {@link #createQp}, or null. */
+    default OneSided oneSided(NativeId id) {
+        return null;
+    }
+
+    /** Raw connections: completions of the application's own work requests go to {@code sink}. */
+    default void rawCompletions(NativeId id, CompletionPoller.Sink sink) {
+    }
+
+    /** The verbs objects of a connection, for applications that bring their own data path; null if none. */
+    default org.rdmacm4j.cm.core.RawQueuePair raw(NativeId id) {
+        return null;
+    }
+
     void connect(NativeId id, Bytes privateData, CmTuning tuning);
 
     void accept(NativeId id, Bytes privateData, CmTuning tuning);

@@ -22,6 +22,10 @@ final class ConnectionImpl implements RdmaConnection {
     volatile long establishedNanos;
     /** The message channel, or null for a raw connection (set by the dispatcher after CreateQp). */
     volatile DataPath dataPath;
+    /** One-sided operations and registered regions (set by the dispatcher after CreateQp). */
+    volatile OneSided oneSided;
+    /** The verbs objects, for raw use. */
+    volatile org.rdmacm4j.cm.core.RawQueuePair raw;
 
     ConnectionImpl(Dispatcher dispatcher, IdDriver driver, ConnectionHandler handler, long startedNanos) {
         this.dispatcher = dispatcher;
@@ -113,6 +117,68 @@ final class ConnectionImpl implements RdmaConnection {
             throw new IllegalStateException(this + " has no message channel (a raw connection, or the peer offered none)");
         }
         return dp;
+    }
+
+    @Override
+    public org.rdmacm4j.cm.core.RegisteredRegion register(java.lang.foreign.MemorySegment segment) {
+        java.util.Objects.requireNonNull(segment, "segment");
+        return ops().register(segment);
+    }
+
+    @Override
+    public CompletableFuture<Void> write(org.rdmacm4j.cm.core.RegisteredRegion local, long localOffset,
+                                         org.rdmacm4j.cm.core.RemoteRegion remote, long remoteOffset, int length) {
+        return ops().transfer(org.rdmacm4j.verbs.ibv.WrOpcode.RDMA_WRITE, java.util.Objects.requireNonNull(local),
+                localOffset, java.util.Objects.requireNonNull(remote), remoteOffset, length).thenApply(v -> null);
+    }
+
+    @Override
+    public CompletableFuture<Void> read(org.rdmacm4j.cm.core.RegisteredRegion local, long localOffset,
+                                        org.rdmacm4j.cm.core.RemoteRegion remote, long remoteOffset, int length) {
+        return ops().transfer(org.rdmacm4j.verbs.ibv.WrOpcode.RDMA_READ, java.util.Objects.requireNonNull(local),
+                localOffset, java.util.Objects.requireNonNull(remote), remoteOffset, length).thenApply(v -> null);
+    }
+
+    @Override
+    public CompletableFuture<Long> compareAndSwap(org.rdmacm4j.cm.core.RemoteRegion remote, long offset, long expected,
+                                                  long newValue) {
+        return ops().atomic(org.rdmacm4j.verbs.ibv.WrOpcode.ATOMIC_CMP_AND_SWP, java.util.Objects.requireNonNull(remote),
+                offset, expected, newValue).thenApply(v -> (Long) v);
+    }
+
+    @Override
+    public CompletableFuture<Long> fetchAndAdd(org.rdmacm4j.cm.core.RemoteRegion remote, long offset, long add) {
+        return ops().atomic(org.rdmacm4j.verbs.ibv.WrOpcode.ATOMIC_FETCH_AND_ADD,
+                java.util.Objects.requireNonNull(remote), offset, add, 0L).thenApply(v -> (Long) v);
+    }
+
+    @Override
+    public org.rdmacm4j.cm.core.RawQueuePair raw() {
+        org.rdmacm4j.cm.core.RawQueuePair r = raw;
+        if (r == null || isClosed()) {
+            throw new IllegalStateException(this + " has no queue pair (not connected yet, or closed)");
+        }
+        return r;
+    }
+
+    private OneSided ops() {
+        OneSided o = oneSided;
+        if (o == null) {
+            throw new IllegalStateException(this + " has no queue pair (not connected yet, or closed)");
+        }
+        return o;
+    }
+
+    /** A completion of the application's own work on a raw connection. Poller thread. */
+    void rawCompletion(org.rdmacm4j.verbs.ibv.WorkCompletions wc, int i) {
+        if (handler == null) {
+            return;
+        }
+        try {
+            handler.onCompletion(this, wc, i);
+        } catch (Throwable t) {
+            dispatcher.callbackFailed(this, t);
+        }
     }
 
     /** A user callback run outside the executor (onMessage on the poller) threw. */

@@ -541,10 +541,22 @@ public final class Dispatcher implements CmPort.EventSink {
             case Action.ResolveRoute r -> port.resolveRoute(d.nativeId, r.timeoutMs());
             case Action.CreateQp c -> {
                 port.createQp(d.nativeId, d.qp, d.messaging);
-                DataPath dp = port.dataPath(d.nativeId);
-                if (dp != null && d.connection != null) {
-                    dp.bind(d.connection);
-                    d.connection.dataPath = dp;
+                ConnectionImpl conn = d.connection;
+                if (conn != null) {
+                    DataPath dp = port.dataPath(d.nativeId);
+                    if (dp != null) {
+                        dp.bind(conn);
+                        conn.dataPath = dp;
+                    }
+                    OneSided ops = port.oneSided(d.nativeId);
+                    if (ops != null) {
+                        ops.bind(conn);
+                        conn.oneSided = ops;
+                    }
+                    conn.raw = port.raw(d.nativeId);
+                    if (dp == null) {
+                        port.rawCompletions(d.nativeId, conn::rawCompletion);
+                    }
                 }
             }
             case Action.Connect c -> port.connect(d.nativeId, c.privateData(),

@@ -59,6 +59,9 @@ public final class VerbsCmPort implements CmPort {
         CompletionPoller poller;
         long pollerToken;
         DataPath dataPath;
+        OneSided oneSided;
+        /** Raw connections: where completions of the application's own work go (its handler). */
+        volatile CompletionPoller.Sink rawSink;
         /** Passive ids: created by librdmacm for a connection request. */
         boolean passive;
         /** Passive ids: the channel offer in the peer's request, or null. */
@@ -296,11 +299,12 @@ public final class VerbsCmPort implements CmPort {
         if (id.passive && id.requestOffer == null) {
             messaging = null;   // the peer offered no message channel: a raw connection
         }
-        QpCapabilities caps = messaging == null ? asked : new QpCapabilities(
-                Math.max(asked.maxSendWr(), DataPath.sendQueueNeeded(messaging)),
-                Math.max(asked.maxRecvWr(), DataPath.recvQueueNeeded(messaging)),
-                asked.maxSendSge(), asked.maxRecvSge(), asked.maxInlineData(),
-                Math.max(asked.cqSize(), DataPath.sendQueueNeeded(messaging) + DataPath.recvQueueNeeded(messaging)));
+        // The send queue holds the application's raw work (asked), the message channel's and the
+        // one-sided operations'; the CQ holds every completion of both queues.
+        int sends = asked.maxSendWr() + OneSided.IN_FLIGHT + (messaging == null ? 0 : DataPath.sendQueueNeeded(messaging));
+        int recvs = messaging == null ? asked.maxRecvWr() : Math.max(asked.maxRecvWr(), DataPath.recvQueueNeeded(messaging));
+        QpCapabilities caps = new QpCapabilities(sends, recvs, asked.maxSendSge(), asked.maxRecvSge(),
+                asked.maxInlineData(), Math.max(asked.cqSize(), sends + recvs));
         Device dev = device(id);
         boolean madeChannel = false;
         boolean madeCq = false;
@@ -328,6 +332,7 @@ public final class VerbsCmPort implements CmPort {
                     id.dataPath.peerOffer(id.requestOffer);
                 }
             }
+            id.oneSided = new OneSided(id.qp, dev.pd, dev.pool);
         } catch (RdmaException e) {
             if (madeCq) {
                 closeQuietly(id.cq);
@@ -344,7 +349,7 @@ public final class VerbsCmPort implements CmPort {
         if (madeCq) {
             byCq.put(id.cq, id);
             id.poller = pollers[nextPoller++ % pollers.length];
-            id.pollerToken = id.poller.register(id.channel, id.cq, id.dataPath);
+            id.pollerToken = id.poller.register(id.channel, id.cq, router(id));
         }
     }
 
@@ -431,6 +436,40 @@ public final class VerbsCmPort implements CmPort {
         }
     }
 
+    /**
+     * Routes each completion of the id's CQ: one-sided operations, the message channel, and (raw
+     * connections) the application's own work to its handler.
+     */
+    private static CompletionPoller.Sink router(VerbsId id) {
+        OneSided ops = id.oneSided;
+        DataPath channel = id.dataPath;
+        return (wc, i) -> {
+            if ((wc.wrId(i) & OneSided.KIND_MASK) == OneSided.KIND) {
+                ops.onCompletion(wc, i);
+            } else if (channel != null) {
+                channel.onCompletion(wc, i);
+            } else if (id.rawSink != null) {
+                id.rawSink.onCompletion(wc, i);
+            }
+        };
+    }
+
+    @Override
+    public OneSided oneSided(NativeId id) {
+        return v(id).oneSided;
+    }
+
+    @Override
+    public void rawCompletions(NativeId id, CompletionPoller.Sink sink) {
+        v(id).rawSink = sink;
+    }
+
+    @Override
+    public org.rdmacm4j.cm.core.RawQueuePair raw(NativeId nid) {
+        VerbsId id = v(nid);
+        return id.qp == null ? null : new org.rdmacm4j.cm.core.RawQueuePair(id.qp, id.cq, id.device.pd);
+    }
+
     /** The application's private data, preceded by our message-channel offer if the id has a channel. */
     private static Bytes withOffer(VerbsId id, Bytes privateData) {
         return id.dataPath == null ? privateData : id.dataPath.offer().prependTo(privateData);
@@ -480,6 +519,9 @@ public final class VerbsCmPort implements CmPort {
         if (id.dataPath != null) {
             id.dataPath.closing();
         }
+        if (id.oneSided != null) {
+            id.oneSided.closing();
+        }
         if (id.qp != null) {
             try {
                 // rdma_disconnect already moved it to ERR in most paths; make sure, so posted work flushes.
@@ -520,6 +562,10 @@ public final class VerbsCmPort implements CmPort {
             if (id.dataPath != null) {
                 id.dataPath.release();   // the QP is gone: its buffers can go back to the pool
                 id.dataPath = null;
+            }
+            if (id.oneSided != null) {
+                id.oneSided.release();   // and the application's regions can be deregistered
+                id.oneSided = null;
             }
         } catch (RuntimeException e) {
             LOG.log(Level.ERROR, "rdma_destroy_qp failed for " + id + "; leaking the QP", e);

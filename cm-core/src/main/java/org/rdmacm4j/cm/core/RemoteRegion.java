@@ -1,0 +1,50 @@
+package org.rdmacm4j.cm.core;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Objects;
+
+/**
+ * Memory of the peer that it registered and advertised for one-sided operations: address, rkey
+ * and length. Serializable to 20 bytes ({@link #toBytes()}), so an application can send it in a
+ * message or in the private data.
+ */
+public record RemoteRegion(long address, int rkey, long length) {
+    /** Bytes of {@link #toBytes()}: address (8), rkey (4), length (8), big endian. */
+    public static final int BYTES = 20;
+
+    public RemoteRegion {
+        if (length < 0) {
+            throw new IllegalArgumentException("length must be >= 0, was " + length);
+        }
+    }
+
+    public byte[] toBytes() {
+        return ByteBuffer.allocate(BYTES).order(ByteOrder.BIG_ENDIAN).putLong(address).putInt(rkey).putLong(length)
+                .array();
+    }
+
+    /** The region {@link #toBytes()} wrote at the start of {@code bytes}. */
+    public static RemoteRegion fromBytes(byte[] bytes) {
+        Objects.requireNonNull(bytes, "bytes");
+        if (bytes.length < BYTES) {
+            throw new IllegalArgumentException("a RemoteRegion needs " + BYTES + " bytes, got " + bytes.length);
+        }
+        ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.BIG_ENDIAN);
+        return new RemoteRegion(b.getLong(), b.getInt(), b.getLong());
+    }
+
+    /** The part {@code [offset, offset + len)} of this region. */
+    public RemoteRegion slice(long offset, long len) {
+        checkBounds(offset, len);
+        return new RemoteRegion(address + offset, rkey, len);
+    }
+
+    /** IllegalArgumentException unless {@code [offset, offset + len)} lies inside the region. */
+    public void checkBounds(long offset, long len) {
+        if (offset < 0 || len < 0 || offset > length - len) {
+            throw new IllegalArgumentException("[" + offset + ", " + offset + " + " + len + ") is outside the remote "
+                    + "region of " + length + " bytes");
+        }
+    }
+}

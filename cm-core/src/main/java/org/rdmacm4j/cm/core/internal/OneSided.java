@@ -1,0 +1,296 @@
+package org.rdmacm4j.cm.core.internal;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.rdmacm4j.cm.core.ConnectionClosedException;
+import org.rdmacm4j.cm.core.DataPathException;
+import org.rdmacm4j.cm.core.RegisteredRegion;
+import org.rdmacm4j.cm.core.RemoteRegion;
+import org.rdmacm4j.verbs.RdmaException;
+import org.rdmacm4j.verbs.ibv.Access;
+import org.rdmacm4j.verbs.ibv.MemoryRegion;
+import org.rdmacm4j.verbs.ibv.ProtectionDomain;
+import org.rdmacm4j.verbs.ibv.QueuePair;
+import org.rdmacm4j.verbs.ibv.SendFlags;
+import org.rdmacm4j.verbs.ibv.SendRequests;
+import org.rdmacm4j.verbs.ibv.WcStatus;
+import org.rdmacm4j.verbs.ibv.WorkCompletions;
+import org.rdmacm4j.verbs.ibv.WrOpcode;
+
+/**
+ * One-sided operations of one connection (RDMA WRITE, READ, compare-and-swap, fetch-and-add) and
+ * the regions registered for them. At most {@link #IN_FLIGHT} operations are posted at once; more
+ * wait in a bounded queue. Regions live at most as long as the connection: {@link #release} (after
+ * the QP is destroyed) deregisters what the application left open.
+ *
+ * <p>Threads: operations and registration from any thread, under this object's lock; completions
+ * on the connection's poller; {@link #closing} and {@link #release} from the dispatcher.
+ */
+final class OneSided {
+    /** wr_id kind of one-sided operations (DataPath uses 1..3). */
+    static final long KIND = 4L << 56;
+    static final long KIND_MASK = 0xFFL << 56;
+    /** Operations posted at once; the QP's send queue reserves this many entries. */
+    static final int IN_FLIGHT = 16;
+    private static final int MAX_WAITING = 4096;
+
+    /** A registered region; counts the operations that use it. */
+    final class Region implements RegisteredRegion {
+        final MemoryRegion mr;
+        final MemorySegment segment;
+        final AtomicInteger inUse = new AtomicInteger();
+        private boolean closed;
+
+        Region(MemoryRegion mr, MemorySegment segment) {
+            this.mr = mr;
+            this.segment = segment;
+        }
+
+        @Override
+        public MemorySegment segment() {
+            return segment;
+        }
+
+        @Override
+        public RemoteRegion toRemote() {
+            return new RemoteRegion(mr.address(), mr.rkey(), mr.length());
+        }
+
+        @Override
+        public void close() {
+            synchronized (OneSided.this) {
+                if (closed) {
+                    return;
+                }
+                if (inUse.get() > 0) {
+                    throw new IllegalStateException("region of " + segment.byteSize() + " bytes is still used by "
+                            + inUse.get() + " posted operation(s); close it after they complete");
+                }
+                closed = true;
+                regions.remove(this);
+            }
+            mr.close();
+        }
+
+        @Override
+        public String toString() {
+            return "RegisteredRegion(" + segment.byteSize() + " bytes, rkey 0x" + Integer.toHexString(mr.rkey()) + ")";
+        }
+    }
+
+    /** A posted or waiting operation. {@code atomic}: the result is the 8-byte word in the slot. */
+    private record Op(WrOpcode opcode, Region local, long localOffset, long remoteAddress, int rkey, int length,
+                      long compareAdd, long swap, CmFuture<Object> future) {
+        boolean atomic() {
+            return opcode == WrOpcode.ATOMIC_CMP_AND_SWP || opcode == WrOpcode.ATOMIC_FETCH_AND_ADD;
+        }
+    }
+
+    private final QueuePair qp;
+    private final ProtectionDomain pd;
+    private final SlotPool pool;
+    private final SlotPool.Slot[] results;
+    private final SendRequests send = SendRequests.allocate(1, 1);
+    private final Op[] posted = new Op[IN_FLIGHT];
+    private final int[] free = new int[IN_FLIGHT];
+    private int freeCount = IN_FLIGHT;
+    private final ArrayDeque<Op> waiting = new ArrayDeque<>();
+    private final List<Region> regions = new ArrayList<>();
+    private volatile ConnectionImpl owner;
+    private boolean closing;
+    private boolean released;
+    private boolean errorReported;
+
+    OneSided(QueuePair qp, ProtectionDomain pd, SlotPool pool) {
+        this.qp = qp;
+        this.pd = pd;
+        this.pool = pool;
+        this.results = pool.lease(IN_FLIGHT, 8);
+        for (int i = 0; i < IN_FLIGHT; i++) {
+            free[i] = i;
+        }
+    }
+
+    void bind(ConnectionImpl connection) {
+        this.owner = connection;
+    }
+
+    synchronized RegisteredRegion register(MemorySegment segment) {
+        if (closing || released) {
+            throw new IllegalStateException(owner + " is closed: cannot register memory on it");
+        }
+        MemoryRegion mr = pd.register(segment, Access.ALL_REMOTE);   // IllegalArgumentException for heap memory
+        Region r = new Region(mr, segment);
+        regions.add(r);
+        return r;
+    }
+
+    CmFuture<Object> transfer(WrOpcode opcode, RegisteredRegion local, long localOffset, RemoteRegion remote,
+                              long remoteOffset, int length) {
+        Region r = ours(local);
+        if (localOffset < 0 || length < 0 || localOffset > r.segment.byteSize() - length) {
+            throw new IllegalArgumentException("[" + localOffset + ", " + localOffset + " + " + length
+                    + ") is outside the local region of " + r.segment.byteSize() + " bytes");
+        }
+        remote.checkBounds(remoteOffset, length);
+        return submit(new Op(opcode, r, localOffset, remote.address() + remoteOffset, remote.rkey(), length, 0, 0,
+                new CmFuture<>()));
+    }
+
+    CmFuture<Object> atomic(WrOpcode opcode, RemoteRegion remote, long offset, long compareAdd, long swap) {
+        remote.checkBounds(offset, 8);
+        long address = remote.address() + offset;
+        if ((address & 7) != 0) {
+            throw new IllegalArgumentException("atomic target 0x" + Long.toHexString(address) + " is not 8-byte aligned");
+        }
+        return submit(new Op(opcode, null, 0, address, remote.rkey(), 8, compareAdd, swap, new CmFuture<>()));
+    }
+
+    private Region ours(RegisteredRegion local) {
+        if (!(local instanceof Region r) || !regions.contains(r)) {
+            throw new IllegalArgumentException(local + " is not an open region registered on this connection");
+        }
+        return r;
+    }
+
+    private synchronized CmFuture<Object> submit(Op op) {
+        if (closing || released) {
+            op.future().completeExceptionally(new ConnectionClosedException(owner + " is closing", List.of()));
+        } else if (waiting.size() >= MAX_WAITING) {
+            op.future().completeExceptionally(new DataPathException(owner + ": " + MAX_WAITING
+                    + " one-sided operations are already waiting", null, List.of()));
+        } else {
+            if (op.local() != null) {
+                op.local().inUse.incrementAndGet();   // released by its completion (or a failed post)
+            }
+            if (freeCount > 0 && waiting.isEmpty()) {
+                post(op);
+            } else {
+                waiting.add(op);
+            }
+        }
+        return op.future();
+    }
+
+    /** Posts {@code op}; the caller holds the lock and has checked for a free slot. */
+    private void post(Op op) {
+        int slot = free[--freeCount];
+        long wrId = KIND | slot;
+        send.set(0, wrId, op.opcode(), SendFlags.SIGNALED);
+        if (op.atomic()) {
+            SlotPool.Slot result = results[slot];
+            send.sge(0, 0, result.address(), 8, result.lkey()).atomic(0, op.remoteAddress(), op.rkey(),
+                    op.compareAdd(), op.swap());
+        } else {
+            if (op.length() > 0) {
+                send.sge(0, 0, op.local().mr.address() + op.localOffset(), op.length(), op.local().mr.lkey());
+            }
+            send.rdma(0, op.remoteAddress(), op.rkey());
+        }
+        try {
+            qp.postSend(send, 1);
+        } catch (RdmaException e) {
+            free[freeCount++] = slot;
+            if (op.local() != null) {
+                op.local().inUse.decrementAndGet();
+            }
+            op.future().completeExceptionally(new DataPathException(owner + ": " + e.getMessage(), null, List.of()));
+            return;
+        }
+        posted[slot] = op;
+    }
+
+    /** A completion of kind {@link #KIND}. Poller thread. */
+    void onCompletion(WorkCompletions wc, int i) {
+        int slot = (int) (wc.wrId(i) & ~KIND_MASK);
+        Op op;
+        boolean flush;
+        Object value = null;
+        synchronized (this) {
+            op = posted[slot];
+            posted[slot] = null;
+            if (op != null && op.atomic() && wc.statusValue(i) == WcStatus.SUCCESS.value()) {
+                value = results[slot].segment().get(ValueLayout.JAVA_LONG, 0);   // before the slot is reused
+            }
+            free[freeCount++] = slot;
+            if (op != null && op.local() != null) {
+                op.local().inUse.decrementAndGet();
+            }
+            flush = wc.statusValue(i) == WcStatus.WR_FLUSH_ERR.value();
+            Op next;
+            while (!closing && freeCount > 0 && (next = waiting.poll()) != null) {
+                post(next);
+            }
+        }
+        if (op == null) {
+            return;
+        }
+        ConnectionImpl c = owner;
+        if (wc.statusValue(i) != WcStatus.SUCCESS.value()) {
+            String name = "IBV_WC_" + wc.status(i).name();
+            op.future().completeExceptionally(flush || closing
+                    ? new ConnectionClosedException(c + ": closed before the operation completed", List.of())
+                    : new DataPathException(c + ": " + op.opcode() + " failed with " + name, name, List.of()));
+            if (!flush && !closing) {
+                boolean first;
+                synchronized (this) {
+                    first = !errorReported;
+                    errorReported = true;
+                }
+                if (first && c != null) {
+                    c.dataPathFailed(new DataPathException(c + ": " + op.opcode() + " failed with " + name
+                            + "; the connection is being torn down", name, c.history()));
+                }
+            }
+            return;
+        }
+        Object result = value;
+        if (c != null) {
+            c.driver.callbacks.execute(() -> op.future().complete(result));
+        } else {
+            op.future().complete(result);
+        }
+    }
+
+    /** The QP is being flushed: refuse new operations. Dispatcher. */
+    synchronized void closing() {
+        closing = true;
+    }
+
+    /** The QP is destroyed: fail what waits, deregister every region, return the result slots. Dispatcher. */
+    void release() {
+        List<Op> failed = new ArrayList<>();
+        List<Region> open;
+        synchronized (this) {
+            if (released) {
+                return;
+            }
+            released = true;
+            closing = true;
+            failed.addAll(waiting);
+            waiting.clear();
+            for (int i = 0; i < posted.length; i++) {
+                if (posted[i] != null) {
+                    failed.add(posted[i]);
+                    posted[i] = null;
+                }
+            }
+            open = List.copyOf(regions);
+            regions.clear();
+        }
+        for (Op op : failed) {
+            op.future().completeExceptionally(new ConnectionClosedException(owner + " closed before the "
+                    + op.opcode() + " completed", List.of()));
+        }
+        for (Region r : open) {
+            r.inUse.set(0);
+            r.close();   // not in `regions` any more: deregisters directly
+        }
+        pool.release(results);
+        send.close();
+    }
+}
