@@ -13,6 +13,17 @@ public final class ThreadAllocations {
     private ThreadAllocations() {
     }
 
+    /** Allocated bytes of every live thread whose name starts with {@code prefix}, added up. */
+    public static long threadsNamed(String prefix) {
+        long sum = 0;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith(prefix)) {
+                sum += THREADS.getThreadAllocatedBytes(t.threadId());
+            }
+        }
+        return sum;
+    }
+
     /** Allocated bytes of the current thread; compare two readings around the code under test. */
     public static long currentThread() {
         return THREADS.getThreadAllocatedBytes(Thread.currentThread().threadId());

@@ -2,6 +2,7 @@ package org.rdmacm4j.verbs.ibv;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -81,6 +82,28 @@ public final class CompletionChannel implements AutoCloseable {
             }
             cq.eventReceived();
             return cq;
+        }
+    }
+
+    /**
+     * {@code ibv_get_cq_event} for a channel that serves exactly one CQ, without allocating: true if
+     * an event for {@code expected} was taken (count it with {@link CompletionQueue#ackEvents()}
+     * as usual), false if none is pending (non-blocking). IllegalStateException if the event names
+     * another CQ.
+     */
+    public boolean takeEvent(CompletionQueue expected) {
+        MemorySegment self = segment();
+        synchronized (cqOut) {
+            if (!IbvLib.getCqEvent(self, cqOut, ctxOut)) {
+                return false;
+            }
+            long address = cqOut.get(JAVA_LONG, 0);
+            if (address != expected.segment().address()) {
+                throw new IllegalStateException("completion event for CQ 0x" + Long.toHexString(address)
+                        + ", not for " + expected);
+            }
+            expected.eventReceived();
+            return true;
         }
     }
 

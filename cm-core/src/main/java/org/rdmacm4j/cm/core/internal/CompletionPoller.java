@@ -97,7 +97,7 @@ final class CompletionPoller {
             Entry e = entries.remove(token);
             if (e != null) {
                 epoll.remove(e.channel.fd());
-                while (e.channel.getEvent() != null) {
+                while (e.channel.takeEvent(e.cq)) {
                     // take what is pending so that ibv_ack_cq_events covers it
                 }
                 pollAll(e);
@@ -172,8 +172,8 @@ final class CompletionPoller {
 
     private void onChannelReadable(Entry e) {
         try {
-            CompletionQueue cq = e.channel.getEvent();
-            if (cq == null) {
+            CompletionQueue cq = e.cq;
+            if (!e.channel.takeEvent(cq)) {   // one CQ per channel: no lookup, no allocation
                 return;
             }
             if (cq.unackedEvents() >= ACK_BATCH) {

@@ -55,6 +55,12 @@ final class DataPath implements CompletionPoller.Sink {
     private final RecvRequests recv = RecvRequests.allocate(1, 1);   // poller thread (and setup)
     private final SendRequests send = SendRequests.allocate(1, 1);   // under the lock
     private final CmFuture<?>[] sendFutures;
+    /**
+     * The last view handed out per receive buffer: reused when the next message in that buffer has
+     * the same length, so steady traffic allocates nothing (a view is immutable and valid only
+     * during the callback, so sharing it is safe). Poller thread only.
+     */
+    private final MemorySegment[] views;
     private final int[] freeSendSlots;
 
     private volatile ConnectionImpl owner;
@@ -84,6 +90,7 @@ final class DataPath implements CompletionPoller.Sink {
         this.recvSlots = pool.lease(receiveCredits, localMaxMessage);
         this.sendSlots = pool.lease(receiveCredits, localMaxMessage);
         this.sendFutures = new CmFuture<?>[sendSlots.length];
+        this.views = new MemorySegment[recvSlots.length];
         this.freeSendSlots = new int[sendSlots.length];
         for (int i = 0; i < sendSlots.length; i++) {
             freeSendSlots[i] = i;
@@ -275,7 +282,7 @@ final class DataPath implements CompletionPoller.Sink {
             ConnectionImpl c = owner;
             if (c != null && c.handler != null && !closing) {
                 try {
-                    c.handler.onMessage(c, recvSlots[slot].segment().asSlice(0, wc.byteLength(i)));
+                    c.handler.onMessage(c, view(slot, wc.byteLength(i)));
                 } catch (Throwable t) {
                     c.callbackFailed(t);
                 }
@@ -288,6 +295,15 @@ final class DataPath implements CompletionPoller.Sink {
             ungranted++;
             flushQueue();
         }
+    }
+
+    private MemorySegment view(int slot, int length) {
+        MemorySegment v = views[slot];
+        if (v == null || v.byteSize() != length) {
+            v = recvSlots[slot].segment().asSlice(0, length);
+            views[slot] = v;
+        }
+        return v;
     }
 
     private void postReceive(int slot) {
