@@ -223,8 +223,25 @@ final class DatagramPath implements CompletionPoller.Sink {
         if (noLoopback.isEmpty() || wc.srcQp(i) != qp.qpNum() || (wc.flags(i) & WcFlags.GRH) == 0) {
             return true;
         }
-        InetAddress dst = gidAddress(buf, 24);
+        InetAddress dst = grhAddress(buf, false);
         return dst == null || !noLoopback.contains(dst);
+    }
+
+    /**
+     * The source or destination address in the 40 bytes before the payload. RoCE v2 over IPv4
+     * puts the IPv4 header in the last 20 of them (as rdma-core's get_grh_header_version tells
+     * them apart: version 4, IHL 5 at byte 20); otherwise it is a GRH with the GIDs at 8 and 24.
+     */
+    static InetAddress grhAddress(MemorySegment grh, boolean source) {
+        if (grh.get(ValueLayout.JAVA_BYTE, 20) == 0x45) {
+            byte[] ip = grh.asSlice(source ? 32 : 36, 4).toArray(ValueLayout.JAVA_BYTE);
+            try {
+                return InetAddress.getByAddress(ip);
+            } catch (UnknownHostException e) {
+                return null;
+            }
+        }
+        return gidAddress(grh, source ? 8 : 24);
     }
 
     /** The IPv4 address of an IPv4-mapped GID in the GRH at {@code offset} (8: source, 24: destination), else the IPv6 one. */
@@ -301,7 +318,7 @@ final class DatagramPath implements CompletionPoller.Sink {
         @Override
         public InetAddress address() {
             check();
-            return (wc.flags(index) & WcFlags.GRH) != 0 ? gidAddress(buf, 8) : null;
+            return (wc.flags(index) & WcFlags.GRH) != 0 ? grhAddress(buf, true) : null;
         }
 
         @Override
@@ -310,8 +327,9 @@ final class DatagramPath implements CompletionPoller.Sink {
             if ((wc.flags(index) & WcFlags.GRH) == 0) {
                 return false;
             }
-            InetAddress dst = gidAddress(buf, 24);
-            return dst != null && dst.isMulticastAddress();
+            InetAddress dst = grhAddress(buf, false);
+            return dst != null && (dst.isMulticastAddress()
+                    || dst instanceof java.net.Inet6Address && (dst.getAddress()[0] & 0xFF) == 0xFF);
         }
 
         @Override

@@ -282,8 +282,10 @@ public final class Dispatcher implements CmPort.EventSink {
             d.owed.put(req, new IdDriver.Owed(f, x -> ep));
             feed(d, new Input.Command.Connect(req, PrivateData.none(MessageKind.SIDR_REQUEST)));
         });
+        // The machine's own connect deadline (address resolution, QP) fires first, typed and with history.
+        long waitMs = Math.max(config.listenTimeout().toMillis(), Deadlines.defaults().connect().toMillis() + 5_000);
         try {
-            f.get(config.listenTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            f.get(waitMs, TimeUnit.MILLISECONDS);
             return ep;
         } catch (java.util.concurrent.ExecutionException e) {
             closeDatagram(ep);
@@ -293,8 +295,9 @@ public final class Dispatcher implements CmPort.EventSink {
             throw new RdmaCmException("cannot open a datagram endpoint on " + local, List.of(), e.getCause());
         } catch (TimeoutException e) {
             closeDatagram(ep);
-            throw new RdmaCmException("open a datagram endpoint on " + local + ": not ready within "
-                    + config.listenTimeout(), List.of(), e);
+            IdDriver m = ep.main;
+            throw new RdmaCmException("open a datagram endpoint on " + local + ": not ready within " + waitMs + " ms",
+                    m == null ? List.of() : m.historySnapshot(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             closeDatagram(ep);
