@@ -105,8 +105,10 @@ class DatagramIT {
         };
         Recorder clientRec = new Recorder();
         try (RdmaCm cm = RdmaCm.open()) {
+            long t0 = System.nanoTime();
             DatagramEndpoint server = cm.openDatagram(addr(SoftRoce.SERVER_ADDR, 0), DatagramOptions.defaults(),
                     serverRec);
+            System.out.printf("DatagramIT: first openDatagram took %d ms%n", (System.nanoTime() - t0) / 1_000_000);
             DatagramEndpoint client = cm.openDatagram(addr(SoftRoce.CLIENT_ADDR, 0), DatagramOptions.defaults(),
                     clientRec);
             assertThat(server.localAddress().getPort()).isPositive();
@@ -257,7 +259,8 @@ class DatagramIT {
             byte[] second = pattern(64, 9);
             sendUntilReceived(epA, ma, second, c);
             Thread.sleep(300);
-            assertThat(b.got).as("a member that left").isEmpty();
+            // Re-sent copies of the first datagram may still arrive; the second must not.
+            assertThat(b.got).as("a member that left").noneMatch(g -> Arrays.equals(g.data(), second));
 
             // The sender's own loopback arrives when it did not ask otherwise.
             c.got.clear();

@@ -282,8 +282,11 @@ public final class Dispatcher implements CmPort.EventSink {
             d.owed.put(req, new IdDriver.Owed(f, x -> ep));
             feed(d, new Input.Command.Connect(req, PrivateData.none(MessageKind.SIDR_REQUEST)));
         });
-        // The machine's own connect deadline (address resolution, QP) fires first, typed and with history.
-        long waitMs = Math.max(config.listenTimeout().toMillis(), Deadlines.defaults().connect().toMillis() + 5_000);
+        // The machine's own connect deadline (address resolution, QP) is the real bound, typed and with
+        // history; this wait only guards against a dispatcher that no longer runs. It is generous: the
+        // first endpoint of a cold JVM loads the UD classes on the dispatcher, which took 7-15 s under
+        // the QEMU/TCG guest with its class path on 9p.
+        long waitMs = Math.max(config.listenTimeout().toMillis(), Deadlines.defaults().connect().toMillis() + 20_000);
         try {
             f.get(waitMs, TimeUnit.MILLISECONDS);
             return ep;
