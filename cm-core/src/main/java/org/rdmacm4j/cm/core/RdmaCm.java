@@ -111,6 +111,27 @@ public final class RdmaCm implements AutoCloseable {
         return dispatcher.listen(address, options, handler);
     }
 
+    /**
+     * Opens a UD datagram endpoint on {@code local} (a concrete address of an RDMA device; port 0:
+     * any free port, see {@link DatagramEndpoint#localAddress()}). The endpoint answers SIDR requests
+     * on that port, resolves peers with SIDR and joins multicast groups. Returns once its UD QP
+     * exists (bounded like {@link #listen}).
+     *
+     * @throws IllegalArgumentException for a null, unresolved or wildcard address
+     * @throws RdmaCmException          if the address cannot be bound (in use, not on an RDMA device)
+     */
+    public DatagramEndpoint openDatagram(InetSocketAddress local, DatagramOptions options, DatagramHandler handler) {
+        checkAddress(local, "local", true);
+        if (local.getAddress().isAnyLocalAddress()) {
+            throw new IllegalArgumentException("local " + local + " is a wildcard: a datagram endpoint needs the "
+                    + "address of an RDMA device");
+        }
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(handler, "handler");
+        ensureOpen();
+        return dispatcher.openDatagram(local, options, handler);
+    }
+
     /** Counters since open. */
     public CmStatistics statistics() {
         return dispatcher.statistics();

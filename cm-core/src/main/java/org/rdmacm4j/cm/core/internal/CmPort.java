@@ -137,6 +137,52 @@ public interface CmPort extends AutoCloseable {
 
     InetSocketAddress peerAddress(NativeId id);
 
+    // ------------------------------------------------------------------ UD (datagram endpoints)
+
+    /** {@code rdma_create_id} for UD (RDMA_PS_UDP). */
+    default NativeId createUdId() {
+        throw unsupported("rdma_create_id");
+    }
+
+    /**
+     * Creates a UD QP on a UD id, with its CQ, completion channel and datagram channel (receives
+     * posted), registered with a completion poller. On failure, rolls back what it created.
+     */
+    default DatagramPath createUdQp(NativeId id, int receives, int sends) {
+        throw unsupported("rdma_create_qp");
+    }
+
+    /** {@code rdma_accept} of a SIDR request on an id without a QP: the reply names {@code qpNum}. */
+    default void acceptSidr(NativeId id, Bytes privateData, int qpNum) {
+        throw unsupported("rdma_accept");
+    }
+
+    /** {@code rdma_join_multicast}: MULTICAST_JOIN or MULTICAST_ERROR follows, naming {@code group}. */
+    default void joinMulticast(NativeId id, String group) {
+        throw unsupported("rdma_join_multicast");
+    }
+
+    /** {@code rdma_leave_multicast}; logs a failure. */
+    default void leaveMulticast(NativeId id, String group) { }
+
+    /**
+     * A peer of the endpoint whose datagram channel is {@code path}, from the UD parameters of the
+     * last ESTABLISHED (SIDR reply) on {@code id}: an address handle, the peer's QPN and Q_Key.
+     */
+    default PeerImpl peer(NativeId id, DatagramPath path, java.net.InetSocketAddress address) {
+        throw unsupported("ibv_create_ah");
+    }
+
+    /** The membership of {@code group} from the UD parameters of its MULTICAST_JOIN on {@code id}. */
+    default MembershipImpl membership(NativeId id, String group, DatagramPath path, DatagramEndpointImpl endpoint,
+                                      org.rdmacm4j.cm.core.JoinOptions options) {
+        throw unsupported("ibv_create_ah");
+    }
+
+    private static PortCallException unsupported(String function) {
+        return new PortCallException(function, 95, "UD is not supported by this port", null);
+    }
+
     /** Frees what the port itself owns (event channel, PDs, pollers); objects still live are logged and leaked. */
     @Override
     void close();

@@ -49,6 +49,8 @@ import org.rdmacm4j.cm.statemachine.machine.ActiveState;
 import org.rdmacm4j.cm.statemachine.machine.ListenerMachine;
 import org.rdmacm4j.cm.statemachine.machine.ListenerState;
 import org.rdmacm4j.cm.statemachine.machine.PassiveConnectionMachine;
+import org.rdmacm4j.cm.statemachine.machine.UdMachine;
+import org.rdmacm4j.cm.statemachine.machine.UdState;
 import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
 import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
 
@@ -234,6 +236,219 @@ public final class Dispatcher implements CmPort.EventSink {
             feed(d, make.apply(req));
         });
         return f;
+    }
+
+
+    // ------------------------------------------------------------------ UD endpoints (any thread)
+
+    /**
+     * Opens a datagram endpoint: a UD listener bound to {@code local} (answers SIDR requests) and a
+     * UD id resolved on the same address that gets the UD QP. Waits (bounded) until the QP exists.
+     */
+    public org.rdmacm4j.cm.core.DatagramEndpoint openDatagram(InetSocketAddress local,
+                                                              org.rdmacm4j.cm.core.DatagramOptions options,
+                                                              org.rdmacm4j.cm.core.DatagramHandler handler) {
+        LibraryThread.refuseBlocking("openDatagram()");
+        DatagramEndpointImpl ep = new DatagramEndpointImpl(this, handler, options);
+        CmFuture<Object> f = new CmFuture<>();
+        submit(f, () -> {
+            NativeId lid = null;
+            NativeId mid;
+            try {
+                lid = port.createUdId();
+                port.bind(lid, local);
+                port.listen(lid, options.backlog());
+                mid = port.createUdId();
+            } catch (PortCallException e) {
+                if (lid != null) {
+                    port.destroyId(lid);
+                }
+                f.completeExceptionally(new RdmaCmException("cannot open a datagram endpoint on " + local + ": "
+                        + e.getMessage(), List.of(), e));
+                return;
+            }
+            IdDriver l = newDriver(IdDriver.Kind.DATAGRAM_LISTENER,
+                    new ListenerMachine(ListenOptions.defaults().listenerPolicy()), ListenerState.listening(), lid);
+            l.endpoint = ep;
+            ep.listener = l;
+            ep.local = port.localAddress(lid);
+            IdDriver d = newDriver(IdDriver.Kind.DATAGRAM, new UdMachine(udPolicy(false, Deadlines.defaults())),
+                    UdState.initial(), mid);
+            d.endpoint = ep;
+            ep.main = d;
+            d.source = new InetSocketAddress(local.getAddress(), 0);
+            d.destination = new InetSocketAddress(local.getAddress(), 0);
+            long req = ++requestSeq;
+            d.owed.put(req, new IdDriver.Owed(f, x -> ep));
+            feed(d, new Input.Command.Connect(req, PrivateData.none(MessageKind.SIDR_REQUEST)));
+        });
+        // The machine's own connect deadline (address resolution, QP) is the real bound, typed and with
+        // history; this wait only guards against a dispatcher that no longer runs. It is generous: the
+        // first endpoint of a cold JVM loads the UD classes on the dispatcher, which took 7-15 s under
+        // the QEMU/TCG guest with its class path on 9p.
+        long waitMs = Math.max(config.listenTimeout().toMillis(), Deadlines.defaults().connect().toMillis() + 20_000);
+        try {
+            f.get(waitMs, TimeUnit.MILLISECONDS);
+            return ep;
+        } catch (java.util.concurrent.ExecutionException e) {
+            closeDatagram(ep);
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new RdmaCmException("cannot open a datagram endpoint on " + local, List.of(), e.getCause());
+        } catch (TimeoutException e) {
+            closeDatagram(ep);
+            IdDriver m = ep.main;
+            throw new RdmaCmException("open a datagram endpoint on " + local + ": not ready within " + waitMs + " ms",
+                    m == null ? List.of() : m.historySnapshot(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            closeDatagram(ep);
+            throw new RdmaCmException("open a datagram endpoint on " + local + " interrupted", List.of(), e);
+        }
+    }
+
+    CompletableFuture<org.rdmacm4j.cm.core.DatagramPeer> resolveDatagramPeer(DatagramEndpointImpl ep,
+                                                                          InetSocketAddress remote) {
+        CmFuture<org.rdmacm4j.cm.core.DatagramPeer> f = new CmFuture<>();
+        submit(f, () -> {
+            if (f.isDone()) {
+                return;
+            }
+            if (ep.main == null || ep.main.retired || ep.path == null) {
+                f.completeExceptionally(new ConnectionClosedException(ep + " is closed", List.of()));
+                return;
+            }
+            NativeId nid;
+            try {
+                nid = port.createUdId();
+            } catch (PortCallException e) {
+                f.completeExceptionally(new ConnectionFailedException("resolve " + remote + ": " + e.getMessage(),
+                        List.of(), e));
+                return;
+            }
+            Deadlines dd = Deadlines.defaults();
+            Duration t = ep.options.resolveTimeout();
+            Deadlines deadlines = new Deadlines(t, min(dd.resolveAddr(), t), min(dd.resolveRoute(), t), dd.decision(),
+                    dd.accept(), dd.disconnect(), dd.timewait(), dd.drain(), dd.quiesce());
+            IdDriver d = newDriver(IdDriver.Kind.SIDR_QUERY, new UdMachine(udPolicy(true, deadlines)),
+                    UdState.initial(), nid);
+            d.endpoint = ep;
+            d.source = new InetSocketAddress(ep.local.getAddress(), 0);
+            d.destination = remote;
+            long req = ++requestSeq;
+            d.owed.put(req, new IdDriver.Owed(cast(f), x -> x));
+            f.onCancel(() -> execute(() -> feed(d, new Input.Command.Cancel())));
+            feed(d, new Input.Command.Connect(req, PrivateData.none(MessageKind.SIDR_REQUEST)));
+        });
+        return f;
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    CompletableFuture<org.rdmacm4j.cm.core.Membership> join(DatagramEndpointImpl ep, java.net.InetAddress group,
+                                                         org.rdmacm4j.cm.core.JoinOptions options) {
+        CmFuture<org.rdmacm4j.cm.core.Membership> f = new CmFuture<>();
+        String name = group.getHostAddress();
+        submit(f, () -> {
+            IdDriver d = ep.main;
+            long req = ++requestSeq;
+            d.owed.put(req, new IdDriver.Owed(cast(f), x -> x));
+            d.joining.put(name, options);
+            feed(d, new Input.Command.JoinMulticast(req, name));
+        });
+        return f;
+    }
+
+    CompletableFuture<Void> leave(DatagramEndpointImpl ep, MembershipImpl m) {
+        CmFuture<Void> f = new CmFuture<>();
+        String name = m.group().getHostAddress();
+        submit(f, () -> {
+            IdDriver d = ep.main;
+            if (d.retired || d.memberships.get(name) != m) {
+                m.destroy();
+                f.complete(null);
+                return;
+            }
+            long req = ++requestSeq;
+            d.owed.put(req, new IdDriver.Owed(cast(f), x -> {
+                dropMembership(d, name);
+                return null;
+            }));
+            feed(d, new Input.Command.LeaveMulticast(req, name));
+        });
+        return f;
+    }
+
+    private void dropMembership(IdDriver d, String group) {
+        MembershipImpl m = d.memberships.remove(group);
+        if (m != null) {
+            m.path.noLoopback.remove(m.group());
+            m.destroy();
+        }
+    }
+
+    /** Closes both ids of the endpoint; the future completes when both are retired. */
+    CompletableFuture<Void> closeDatagram(DatagramEndpointImpl ep) {
+        if (stopped.isDone() && broken == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        execute(() -> {
+            closeQuietly(ep.main);
+            closeQuietly(ep.listener);
+        });
+        return ep.closed.copy();
+    }
+
+    /** Feeds Close to a live id with a future nobody waits for. Dispatcher thread. */
+    private void closeQuietly(IdDriver d) {
+        if (d == null || d.retired) {
+            return;
+        }
+        long req = ++requestSeq;
+        d.owed.put(req, new IdDriver.Owed(cast(new CmFuture<Void>()), x -> null));
+        feed(d, new Input.Command.Close(req));
+    }
+
+    /** Destroys a peer's address handle on the dispatcher. Any thread. */
+    void destroyHandle(DatagramPath.TargetHandle h) {
+        submit(new CompletableFuture<>(), h::destroy);
+    }
+
+    void datagramCallbackFailed(DatagramEndpointImpl ep, Throwable t) {
+        stats.callbackFailures.increment();
+        LOG.log(Level.WARNING, "a DatagramHandler callback of " + ep + " threw; ignored", t);
+    }
+
+    private ConnectionPolicy udPolicy(boolean sidr, Deadlines deadlines) {
+        ConnectOptions o = ConnectOptions.defaults();
+        return new ConnectionPolicy(config.defaultTransport(), deadlines, RetryPolicy.never(), o.tuning(), false, false,
+                sidr, 3);
+    }
+
+    /** A SIDR request on an endpoint's listener: a UD machine for its id, answered at once. */
+    private void sidrRequest(IdDriver listener, Input.CmEvent ev) {
+        NativeId nid = offered.remove(ev.seq());
+        if (nid == null) {
+            LOG.log(Level.WARNING, listener.name() + ": OfferRequest for an unknown request " + ev.seq());
+            return;
+        }
+        Deadlines dd = Deadlines.defaults();
+        UdMachine machine = new UdMachine(udPolicy(false, dd));
+        Transition<? extends MachineState<?>> opened = machine.openRequest(ev, port.deviceLimits(nid));
+        IdDriver p = newDriver(IdDriver.Kind.SIDR_ANSWER, machine, opened.next(), nid);
+        p.offeredBy = listener;
+        p.endpoint = listener.endpoint;
+        p.history.add(clock.getAsLong(), p.phase(), "CONNECT_REQUEST (SIDR)");
+        Input follow = run(p, opened.actions());
+        if (follow != null) {
+            feed(p, follow);
+        }
+        long req = ++requestSeq;
+        p.owed.put(req, new IdDriver.Owed(cast(new CmFuture<Void>()), x -> null));
+        feed(p, new Input.Command.Accept(req, PrivateData.none(MessageKind.SIDR_REPLY)));
     }
 
     public CmStatistics statistics() {
@@ -532,13 +747,21 @@ public final class Dispatcher implements CmPort.EventSink {
     private void runNative(IdDriver d, Action.NativeCall call) {
         switch (call) {
             case Action.CreateId c -> {
-                NativeId nid = port.createId();
+                NativeId nid = d.kind.ud() ? port.createUdId() : port.createId();
                 nid.attach(d);
                 d.nativeId = nid;
                 d.idDestroyed = false;
             }
             case Action.ResolveAddr r -> port.resolveAddr(d.nativeId, d.source, d.destination, r.timeoutMs());
             case Action.ResolveRoute r -> port.resolveRoute(d.nativeId, r.timeoutMs());
+            case Action.CreateQp c when d.kind == IdDriver.Kind.DATAGRAM -> {
+                DatagramPath p = port.createUdQp(d.nativeId, d.endpoint.options.receiveBuffers(),
+                        d.endpoint.options.sendBuffers());
+                p.bind(d.endpoint);
+                d.endpoint.path = p;
+            }
+            // SIDR ids have no QP of their own: the reply names the endpoint's QP.
+            case Action.CreateQp c when d.kind.ud() -> { }
             case Action.CreateQp c -> {
                 port.createQp(d.nativeId, d.qp, d.messaging);
                 ConnectionImpl conn = d.connection;
@@ -561,8 +784,16 @@ public final class Dispatcher implements CmPort.EventSink {
             }
             case Action.Connect c -> port.connect(d.nativeId, c.privateData(),
                     clamp(c.tuning(), port.deviceLimits(d.nativeId)));
+            case Action.Accept a when d.kind == IdDriver.Kind.SIDR_ANSWER -> {
+                DatagramPath p = d.endpoint.path;
+                if (p == null) {
+                    throw new PortCallException("rdma_accept", 11, "the endpoint has no QP (yet or any more)", null);
+                }
+                port.acceptSidr(d.nativeId, a.privateData(), p.qpNumber());
+            }
             case Action.Accept a -> port.accept(d.nativeId, a.privateData(),
                     clamp(a.tuning(), port.deviceLimits(d.nativeId)));
+            case Action.JoinMulticast j when d.kind == IdDriver.Kind.DATAGRAM -> port.joinMulticast(d.nativeId, j.group());
             case Action.JoinMulticast j -> throw new PortCallException("rdma_join_multicast", 95,
                     "multicast needs a UD id; this one is RC", null);
             case Action.Relisten r -> relisten(d);
@@ -617,7 +848,9 @@ public final class Dispatcher implements CmPort.EventSink {
                 LOG.log(Level.WARNING, d.name() + ": native objects given up (" + x.why() + ")\n"
                         + d.historySnapshot());
             }
+            case Action.LeaveMulticast x when d.kind == IdDriver.Kind.DATAGRAM -> port.leaveMulticast(d.nativeId, x.group());
             case Action.LeaveMulticast x -> LOG.log(Level.WARNING, d.name() + ": LeaveMulticast on an RC id ignored");
+            case Action.OfferRequest o when d.kind == IdDriver.Kind.DATAGRAM_LISTENER -> sidrRequest(d, o.request());
             case Action.OfferRequest o -> offer(d, o.request());
             case Action.RefuseRequest r -> refuse(r.request(), r.rejectData());
             case Action.SettleRequest s -> settle(d);
@@ -708,7 +941,16 @@ public final class Dispatcher implements CmPort.EventSink {
         if (outcome instanceof Outcome.Connected c) {
             connected(d, c);
         }
-        Object value = owed.value().apply(outcome);
+        Object value;
+        try {
+            value = owed.value().apply(udValue(d, outcome));
+        } catch (PortCallException e) {
+            RuntimeException ex = new ConnectionFailedException(d.name() + ": " + e.getMessage(), d.historySnapshot(), e);
+            d.callbacks.execute(() -> owed.future().completeExceptionally(ex));
+            closeHelper(d);
+            return;
+        }
+        closeHelper(d);
         // A step that ended the id (close, abort): isClosed() is true by the time its future completes.
         CompletableFuture<Void> closedFirst = !d.terminal() ? null
                 : d.connection != null ? d.connection.closed : d.listener != null ? d.listener.closed : null;
@@ -720,6 +962,37 @@ public final class Dispatcher implements CmPort.EventSink {
                 c.abort();   // cancelled after it was established but before it was delivered: nobody holds it
             }
         });
+    }
+
+    /** UD outcomes become the user's objects: a resolved peer, a membership. Dispatcher thread. */
+    private Object udValue(IdDriver d, Outcome outcome) {
+        if (d.kind == IdDriver.Kind.SIDR_QUERY && outcome instanceof Outcome.UdReady) {
+            DatagramPath p = d.endpoint.path;
+            if (p == null) {
+                throw new PortCallException("ibv_create_ah", 19, "the endpoint closed during the resolution", null);
+            }
+            return port.peer(d.nativeId, p, d.destination);
+        }
+        if (d.kind == IdDriver.Kind.DATAGRAM && outcome instanceof Outcome.Joined j) {
+            org.rdmacm4j.cm.core.JoinOptions options = d.joining.remove(j.group());
+            if (options == null) {
+                options = org.rdmacm4j.cm.core.JoinOptions.defaults();
+            }
+            MembershipImpl m = port.membership(d.nativeId, j.group(), d.endpoint.path, d.endpoint, options);
+            if (options.noLoopback()) {
+                d.endpoint.path.noLoopback.add(m.group());
+            }
+            d.memberships.put(j.group(), m);
+            return m;
+        }
+        return outcome;
+    }
+
+    /** A SIDR id has done its one job once its future is settled: close it (deferred). */
+    private void closeHelper(IdDriver d) {
+        if ((d.kind == IdDriver.Kind.SIDR_QUERY || d.kind == IdDriver.Kind.SIDR_ANSWER) && !d.terminal()) {
+            closeQuietly(d);
+        }
     }
 
     private void fail(IdDriver d, long request, org.rdmacm4j.cm.statemachine.Failure failure) {
@@ -773,6 +1046,10 @@ public final class Dispatcher implements CmPort.EventSink {
     }
 
     private void notice(IdDriver d, Notice n) {
+        if (d.kind.ud()) {
+            udNotice(d, n);
+            return;
+        }
         switch (n) {
             case Notice.Established e -> {
                 connected(d, e.connection());
@@ -800,6 +1077,51 @@ public final class Dispatcher implements CmPort.EventSink {
             case Notice.MulticastRejoined m -> LOG.log(Level.DEBUG, d.name() + ": rejoined " + m.group());
             case Notice.MulticastLost m -> LOG.log(Level.WARNING, d.name() + ": lost multicast group " + m.group());
         }
+    }
+
+    /** Notices of an endpoint's ids go to its DatagramHandler; those of SIDR ids are only logged. */
+    private void udNotice(IdDriver d, Notice n) {
+        DatagramEndpointImpl ep = d.endpoint;
+        if (ep == null || d.kind != IdDriver.Kind.DATAGRAM && d.kind != IdDriver.Kind.DATAGRAM_LISTENER) {
+            LOG.log(Level.DEBUG, () -> d.name() + ": " + n);
+            return;
+        }
+        switch (n) {
+            case Notice.MulticastRejoined m -> datagramCallback(ep, d, h -> h.onMembershipRejoined(ep, address(m.group())));
+            case Notice.MulticastLost m -> {
+                dropMembership(d, m.group());
+                datagramCallback(ep, d, h -> h.onMembershipLost(ep, address(m.group()), m.status()));
+            }
+            case Notice.AddressChanged x -> datagramCallback(ep, d, h -> h.onAddressChanged(ep));
+            case Notice.Error e -> {
+                var ex = Failures.forHandler(e.failure(), d.name(), d.historySnapshot());
+                datagramCallback(ep, d, h -> h.onError(ep, ex));
+            }
+            case Notice.DeviceRemoved x -> {
+                var ex = new DeviceRemovedException(d.name() + ": the RDMA device was removed", d.historySnapshot());
+                datagramCallback(ep, d, h -> h.onError(ep, ex));
+            }
+            default -> LOG.log(Level.DEBUG, () -> d.name() + ": " + n);
+        }
+    }
+
+    private static java.net.InetAddress address(String group) {
+        try {
+            return java.net.InetAddress.getByName(group);   // a literal: no lookup
+        } catch (java.net.UnknownHostException e) {
+            return null;
+        }
+    }
+
+    private void datagramCallback(DatagramEndpointImpl ep, IdDriver d,
+                                  Consumer<org.rdmacm4j.cm.core.DatagramHandler> call) {
+        ep.main.callbacks.execute(() -> {
+            try {
+                call.accept(ep.handler);
+            } catch (Throwable t) {
+                datagramCallbackFailed(ep, t);
+            }
+        });
     }
 
     private void handler(IdDriver d, java.util.function.BiConsumer<ConnectionHandler, ConnectionImpl> call) {
@@ -868,6 +1190,9 @@ public final class Dispatcher implements CmPort.EventSink {
             d.callbacks.execute(() -> c.closed.complete(null));
             handler(d, (h, conn) -> h.onClosed(conn));
         }
+        if (d.kind == IdDriver.Kind.DATAGRAM || d.kind == IdDriver.Kind.DATAGRAM_LISTENER) {
+            retireEndpointId(d);
+        }
         ListenerImpl l = d.listener;
         if (l != null) {
             for (RequestImpl untaken : l.closeQueue()) {
@@ -875,6 +1200,31 @@ public final class Dispatcher implements CmPort.EventSink {
             }
             d.callbacks.execute(() -> l.closed.complete(null));
         }
+    }
+
+    /** One of an endpoint's two ids ended: end the other too; the endpoint is closed once both are. */
+    private void retireEndpointId(IdDriver d) {
+        DatagramEndpointImpl ep = d.endpoint;
+        if (d.kind == IdDriver.Kind.DATAGRAM) {
+            for (String g : List.copyOf(d.memberships.keySet())) {
+                dropMembership(d, g);
+            }
+        }
+        IdDriver other = d == ep.main ? ep.listener : ep.main;
+        if (other != null && !other.retired) {
+            if (!stopRequested) {
+                closeQuietly(other);
+            }
+            return;
+        }
+        ep.main.callbacks.execute(() -> {
+            ep.closed.complete(null);
+            try {
+                ep.handler.onClosed(ep);
+            } catch (Throwable t) {
+                datagramCallbackFailed(ep, t);
+            }
+        });
     }
 
     /**

@@ -19,7 +19,21 @@ import org.rdmacm4j.cm.statemachine.Transition;
  * and {@link #phase} may be read by any thread.
  */
 final class IdDriver {
-    enum Kind { ACTIVE, PASSIVE, LISTENER }
+    enum Kind {
+        ACTIVE, PASSIVE, LISTENER,
+        /** A datagram endpoint's UD id: owns the UD QP and the multicast memberships. */
+        DATAGRAM,
+        /** A datagram endpoint's UD listener: offers SIDR requests, which are answered at once. */
+        DATAGRAM_LISTENER,
+        /** A SIDR query of {@code DatagramEndpoint.resolve}: no QP of its own, closed once answered. */
+        SIDR_QUERY,
+        /** The id of one SIDR request: no QP of its own, the reply names the endpoint's QP; closed once sent. */
+        SIDR_ANSWER;
+
+        boolean ud() {
+            return ordinal() >= DATAGRAM.ordinal();
+        }
+    }
 
     /** How a completed future's Outcome becomes the value the user sees. */
     record Owed(CmFuture<Object> future, java.util.function.Function<Object, Object> value) { }
@@ -53,6 +67,12 @@ final class IdDriver {
     ConnectionImpl connection;
     RequestImpl request;
     ListenerImpl listener;
+    /** UD kinds: the endpoint this id serves. */
+    DatagramEndpointImpl endpoint;
+    /** DATAGRAM: the options of joins in flight, by group. */
+    final Map<String, org.rdmacm4j.cm.core.JoinOptions> joining = new HashMap<>();
+    /** DATAGRAM: live memberships, by group. */
+    final Map<String, MembershipImpl> memberships = new HashMap<>();
     /** Passive ids: the listener that offered the request (gets RequestSettled). */
     IdDriver offeredBy;
     boolean requestSettled;
@@ -104,6 +124,10 @@ final class IdDriver {
             case ACTIVE -> "connection#" + serial + " (active)";
             case PASSIVE -> "connection#" + serial + " (passive)";
             case LISTENER -> "listener#" + serial;
+            case DATAGRAM -> "datagram#" + serial;
+            case DATAGRAM_LISTENER -> "datagram-listener#" + serial;
+            case SIDR_QUERY -> "sidr-query#" + serial;
+            case SIDR_ANSWER -> "sidr-answer#" + serial;
         };
     }
 

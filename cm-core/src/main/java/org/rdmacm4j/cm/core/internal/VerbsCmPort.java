@@ -66,6 +66,12 @@ public final class VerbsCmPort implements CmPort {
         boolean passive;
         /** Passive ids: the channel offer in the peer's request, or null. */
         ChannelOffer requestOffer;
+        /** UD ids: the datagram channel on the UD QP. */
+        DatagramPath datagramPath;
+        /** UD ids: the UD parameters of the last ESTABLISHED (a SIDR reply). */
+        org.rdmacm4j.verbs.cm.UdParam udParam;
+        /** UD ids: groups joined or joining, and the UD parameters of their MULTICAST_JOIN. */
+        final Map<String, org.rdmacm4j.verbs.cm.UdParam> groups = new java.util.LinkedHashMap<>();
 
         VerbsId(CmId cmId) {
             this.cmId = cmId;
@@ -201,9 +207,41 @@ public final class VerbsCmPort implements CmPort {
                     c.flowControl(), c.retryCount(), c.rnrRetryCount(), c.srq() != 0, c.qpNum());
         }
         if (e.ud() != null) {
-            return new EventParams.Ud(Bytes.of(e.ud().privateData()), Bytes.empty(), e.ud().qpNum(), e.ud().qkey(), "");
+            String group = "";
+            if (type == CmEventType.MULTICAST_JOIN || type == CmEventType.MULTICAST_ERROR) {
+                group = groupOf(id, e.ud());
+                if (type == CmEventType.MULTICAST_JOIN && id.groups.containsKey(group)) {
+                    id.groups.put(group, e.ud());
+                }
+            } else if (type == CmEventType.ESTABLISHED) {
+                id.udParam = e.ud();
+            }
+            return new EventParams.Ud(Bytes.of(e.ud().privateData()), Bytes.empty(), e.ud().qpNum(), e.ud().qkey(),
+                    group);
         }
         return new EventParams.None();
+    }
+
+    /**
+     * The group a MULTICAST_JOIN/ERROR is about: librdmacm hands back the join context, which
+     * verbs does not pass, so match the address vector's destination GID (the group's MGID; an
+     * IPv4-mapped GID on RoCE) against the groups joined on the id, or take the only one.
+     */
+    private static String groupOf(VerbsId id, org.rdmacm4j.verbs.cm.UdParam ud) {
+        if (ud.ahAttr() != null && ud.ahAttr().dgid() != null) {
+            byte[] gid = ud.ahAttr().dgid().raw();
+            for (String g : id.groups.keySet()) {
+                try {
+                    byte[] a = java.net.InetAddress.getByName(g).getAddress();
+                    if (a.length == 4 && gid[12] == a[0] && gid[13] == a[1] && gid[14] == a[2] && gid[15] == a[3]) {
+                        return g;
+                    }
+                } catch (java.net.UnknownHostException ignored) {
+                    // group names are literal addresses
+                }
+            }
+        }
+        return id.groups.size() == 1 ? id.groups.keySet().iterator().next() : "";
     }
 
     private void drainAsync(Device d, EventSink s) {
@@ -251,6 +289,122 @@ public final class VerbsCmPort implements CmPort {
             return id;
         } catch (RdmaException e) {
             throw failed(e);
+        }
+    }
+
+    @Override
+    public NativeId createUdId() {
+        try {
+            CmId cmId = channel.createId(PortSpace.UDP);
+            VerbsId id = new VerbsId(cmId);
+            ids.put(cmId, id);
+            return id;
+        } catch (RdmaException e) {
+            throw failed(e);
+        }
+    }
+
+    @Override
+    public DatagramPath createUdQp(NativeId nid, int receives, int sends) {
+        VerbsId id = v(nid);
+        if (id.qp != null) {
+            return id.datagramPath;
+        }
+        Device dev = device(id);
+        try {
+            int port = id.cmId.portNumber();
+            int mtu = 128 << dev.context.queryPort(port).activeMtu().value();
+            id.channel = dev.context.createCompletionChannel();
+            id.channel.setNonBlocking(true);
+            id.cq = dev.context.createCq(receives + sends, id.channel, 0);
+            id.qp = id.cmId.createQp(dev.pd, QpInitAttributes.of(QpType.UD, id.cq, id.cq, sends, receives, 1, 0));
+            id.datagramPath = new DatagramPath(id.qp, dev.pd, dev.pool, port, mtu, receives, sends);
+        } catch (RuntimeException e) {
+            if (id.qp != null) {
+                closeQuietly(id.qp);
+                id.qp = null;
+            }
+            closeQuietly(id.cq);
+            id.cq = null;
+            closeQuietly(id.channel);
+            id.channel = null;
+            releaseDeviceIfUnused(id);
+            if (e instanceof RdmaException r) {
+                throw failed(r);
+            }
+            throw new PortCallException("rdma_create_qp", 12, "UD QP setup failed: " + e, e);
+        }
+        byQp.put(id.qp, id);
+        byCq.put(id.cq, id);
+        id.poller = pollers[nextPoller++ % pollers.length];
+        id.pollerToken = id.poller.register(id.channel, id.cq, id.datagramPath);
+        return id.datagramPath;
+    }
+
+    @Override
+    public void acceptSidr(NativeId nid, Bytes privateData, int qpNum) {
+        try {
+            v(nid).cmId.accept(new ConnParam(privateData.toArray(), 0, 0, 0, 0, 0, 0, qpNum));
+        } catch (RdmaException e) {
+            throw failed(e);
+        }
+    }
+
+    @Override
+    public void joinMulticast(NativeId nid, String group) {
+        VerbsId id = v(nid);
+        try {
+            id.groups.put(group, null);
+            id.cmId.joinMulticast(new InetSocketAddress(java.net.InetAddress.getByName(group), 0));
+        } catch (RdmaException e) {
+            id.groups.remove(group);
+            throw failed(e);
+        } catch (java.net.UnknownHostException e) {
+            id.groups.remove(group);
+            throw new PortCallException("rdma_join_multicast", 22, "not an address: " + group, e);
+        }
+    }
+
+    @Override
+    public void leaveMulticast(NativeId nid, String group) {
+        VerbsId id = v(nid);
+        if (id.groups.remove(group) == null && !id.groups.isEmpty()) {
+            // a join that never completed is left as well (librdmacm cancels it)
+        }
+        try {
+            id.cmId.leaveMulticast(new InetSocketAddress(java.net.InetAddress.getByName(group), 0));
+        } catch (RdmaException | java.net.UnknownHostException e) {
+            LOG.log(Level.DEBUG, "rdma_leave_multicast " + group + ": " + e.getMessage());
+        }
+    }
+
+    @Override
+    public PeerImpl peer(NativeId nid, DatagramPath path, InetSocketAddress address) {
+        org.rdmacm4j.verbs.cm.UdParam ud = v(nid).udParam;
+        if (ud == null || ud.ahAttr() == null) {
+            throw new PortCallException("ibv_create_ah", 22, "no SIDR reply with an address vector on " + nid, null);
+        }
+        try {
+            return new PeerImpl(path.pd.createAh(ud.ahAttr()), path, ud.qpNum(), ud.qkey(), address);
+        } catch (RdmaException e) {
+            throw failed(e);
+        }
+    }
+
+    @Override
+    public MembershipImpl membership(NativeId nid, String group, DatagramPath path, DatagramEndpointImpl endpoint,
+                                     org.rdmacm4j.cm.core.JoinOptions options) {
+        org.rdmacm4j.verbs.cm.UdParam ud = v(nid).groups.get(group);
+        if (ud == null || ud.ahAttr() == null) {
+            throw new PortCallException("ibv_create_ah", 22, "no MULTICAST_JOIN address vector for " + group, null);
+        }
+        try {
+            return new MembershipImpl(path.pd.createAh(ud.ahAttr()), path, endpoint,
+                    java.net.InetAddress.getByName(group), options, ud.qpNum(), ud.qkey());
+        } catch (RdmaException e) {
+            throw failed(e);
+        } catch (java.net.UnknownHostException e) {
+            throw new PortCallException("ibv_create_ah", 22, "not an address: " + group, e);
         }
     }
 
@@ -522,6 +676,9 @@ public final class VerbsCmPort implements CmPort {
         if (id.oneSided != null) {
             id.oneSided.closing();
         }
+        if (id.datagramPath != null) {
+            id.datagramPath.closing();
+        }
         if (id.qp != null) {
             try {
                 // rdma_disconnect already moved it to ERR in most paths; make sure, so posted work flushes.
@@ -566,6 +723,10 @@ public final class VerbsCmPort implements CmPort {
             if (id.oneSided != null) {
                 id.oneSided.release();   // and the application's regions can be deregistered
                 id.oneSided = null;
+            }
+            if (id.datagramPath != null) {
+                id.datagramPath.release();   // also destroys the endpoint's address handles (before the PD)
+                id.datagramPath = null;
             }
         } catch (RuntimeException e) {
             LOG.log(Level.ERROR, "rdma_destroy_qp failed for " + id + "; leaking the QP", e);

@@ -1,0 +1,48 @@
+package org.rdmacm4j.cm.core;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Options of a {@link DatagramEndpoint}.
+ *
+ * @param receiveBuffers receives kept posted (each MTU + 40 bytes, from the device's buffer pool)
+ * @param sendBuffers    sends in flight at most; a send beyond fails at once with {@link DataPathException}
+ * @param resolveTimeout the deadline of one {@link DatagramEndpoint#resolve} (address, route, SIDR)
+ * @param backlog        the SIDR listener's backlog (0: the kernel's default)
+ */
+public record DatagramOptions(int receiveBuffers, int sendBuffers, Duration resolveTimeout, int backlog) {
+
+    public DatagramOptions {
+        if (receiveBuffers < 1 || receiveBuffers > 16384) {
+            throw new IllegalArgumentException("receiveBuffers must be in [1, 16384], was " + receiveBuffers);
+        }
+        if (sendBuffers < 1 || sendBuffers > 16384) {
+            throw new IllegalArgumentException("sendBuffers must be in [1, 16384], was " + sendBuffers);
+        }
+        Objects.requireNonNull(resolveTimeout, "resolveTimeout");
+        if (resolveTimeout.isNegative() || resolveTimeout.isZero()) {
+            throw new IllegalArgumentException("resolveTimeout must be positive, was " + resolveTimeout);
+        }
+        if (backlog < 0) {
+            throw new IllegalArgumentException("backlog must not be negative, was " + backlog);
+        }
+    }
+
+    /** 128 receives, 64 sends, 5 s to resolve, kernel backlog. */
+    public static DatagramOptions defaults() {
+        return new DatagramOptions(128, 64, Duration.ofSeconds(5), 0);
+    }
+
+    public DatagramOptions withReceiveBuffers(int n) {
+        return new DatagramOptions(n, sendBuffers, resolveTimeout, backlog);
+    }
+
+    public DatagramOptions withSendBuffers(int n) {
+        return new DatagramOptions(receiveBuffers, n, resolveTimeout, backlog);
+    }
+
+    public DatagramOptions withResolveTimeout(Duration d) {
+        return new DatagramOptions(receiveBuffers, sendBuffers, d, backlog);
+    }
+}

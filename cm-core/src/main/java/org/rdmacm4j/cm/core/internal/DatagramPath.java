@@ -1,0 +1,382 @@
+package org.rdmacm4j.cm.core.internal;
+
+import java.lang.System.Logger.Level;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.rdmacm4j.cm.core.ConnectionClosedException;
+import org.rdmacm4j.cm.core.DataPathException;
+import org.rdmacm4j.cm.core.DatagramPeer;
+import org.rdmacm4j.cm.core.DatagramSender;
+import org.rdmacm4j.verbs.RdmaException;
+import org.rdmacm4j.verbs.ibv.AddressHandle;
+import org.rdmacm4j.verbs.ibv.ProtectionDomain;
+import org.rdmacm4j.verbs.ibv.QueuePair;
+import org.rdmacm4j.verbs.ibv.RecvRequests;
+import org.rdmacm4j.verbs.ibv.SendFlags;
+import org.rdmacm4j.verbs.ibv.SendRequests;
+import org.rdmacm4j.verbs.ibv.WcFlags;
+import org.rdmacm4j.verbs.ibv.WcStatus;
+import org.rdmacm4j.verbs.ibv.WorkCompletions;
+import org.rdmacm4j.verbs.ibv.WrOpcode;
+
+/**
+ * The datagram channel of one UD endpoint: receive buffers (MTU + the 40-byte GRH) kept posted,
+ * send buffers, and completion handling. Every datagram is a SEND_WITH_IMM carrying our QPN, as
+ * udaddy and mckey do. The address handles of the endpoint's peers and memberships are tracked
+ * here and destroyed with the QP.
+ *
+ * <p>Threads: {@link #send} from any thread (under this object's lock); {@link #onCompletion} on
+ * the endpoint's completion poller; {@link #closing} and {@link #release} from the dispatcher.
+ */
+final class DatagramPath implements CompletionPoller.Sink {
+    private static final System.Logger LOG = System.getLogger("org.rdmacm4j.cm.core");
+    static final int GRH = 40;
+    /** RDMA_UDP_QKEY: the Q_Key the kernel gives every RDMA_PS_UDP QP and SIDR reply (cma_set_qkey). */
+    static final int UDP_QKEY = 0x01234567;
+    private static final long RECV = 1L << 56;
+    private static final long SEND = 2L << 56;
+    private static final long KIND_MASK = 0xFFL << 56;
+
+    final QueuePair qp;
+    final ProtectionDomain pd;
+    final int portNumber;
+    final int mtu;
+    private final SlotPool pool;
+    private final SlotPool.Slot[] recvSlots;
+    private final SlotPool.Slot[] sendSlots;
+    private final RecvRequests recv = RecvRequests.allocate(1, 1);   // poller thread (and setup)
+    private final SendRequests send = SendRequests.allocate(1, 1);   // under the lock
+    private final CmFuture<?>[] sendFutures;
+    private final int[] freeSendSlots;
+    private final SenderView sender = new SenderView();               // poller thread
+    /** Address handles made for this endpoint; destroyed at release if still open. */
+    private final Set<TargetHandle> handles = ConcurrentHashMap.newKeySet();
+    /** Groups whose own-QP loopback is dropped. */
+    final Set<InetAddress> noLoopback = ConcurrentHashMap.newKeySet();
+
+    private volatile DatagramEndpointImpl owner;
+    private volatile boolean closing;
+    // Guarded by this.
+    private int freeSendCount;
+    private boolean released;
+
+    DatagramPath(QueuePair qp, ProtectionDomain pd, SlotPool pool, int portNumber, int mtu, int receives, int sends) {
+        this.qp = qp;
+        this.pd = pd;
+        this.pool = pool;
+        this.portNumber = portNumber;
+        this.mtu = mtu;
+        this.recvSlots = pool.lease(receives, mtu + GRH);
+        this.sendSlots = pool.lease(sends, mtu);
+        this.sendFutures = new CmFuture<?>[sends];
+        this.freeSendSlots = new int[sends];
+        for (int i = 0; i < sends; i++) {
+            freeSendSlots[i] = i;
+        }
+        this.freeSendCount = sends;
+        for (int i = 0; i < recvSlots.length; i++) {
+            postReceive(i);
+        }
+    }
+
+    void bind(DatagramEndpointImpl endpoint) {
+        this.owner = endpoint;
+    }
+
+    DatagramEndpointImpl endpoint() {
+        return owner;
+    }
+
+    int qpNumber() {
+        return qp.qpNum();
+    }
+
+    /** An address handle of this endpoint: closed by its owner or at release. */
+    abstract static class TargetHandle {
+        final AddressHandle ah;
+        final DatagramPath path;
+
+        TargetHandle(AddressHandle ah, DatagramPath path) {
+            this.ah = ah;
+            this.path = path;
+            path.handles.add(this);
+        }
+
+        /** Destroys the AH once (dispatcher thread, or the endpoint's release). */
+        void destroy() {
+            if (path.handles.remove(this)) {
+                try {
+                    ah.close();
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "ibv_destroy_ah failed: " + e.getMessage());
+                }
+            }
+        }
+
+        boolean destroyed() {
+            return !path.handles.contains(this);
+        }
+    }
+
+    // ------------------------------------------------------------------ sending (any thread)
+
+    /** Posts one datagram; the future fails (never throws) for a runtime failure. */
+    void send(TargetHandle to, int qpn, int qkey, MemorySegment data, CmFuture<Void> future) {
+        if (data.byteSize() > mtu) {
+            throw new IllegalArgumentException("datagram of " + data.byteSize() + " bytes exceeds the endpoint's "
+                    + "maximum of " + mtu + " bytes (the port's active MTU)");
+        }
+        synchronized (this) {
+            if (closing || released) {
+                future.completeExceptionally(new ConnectionClosedException(owner + " is closing", List.of()));
+                return;
+            }
+            if (to.destroyed()) {
+                throw new IllegalArgumentException("the target " + to + " is closed");
+            }
+            if (freeSendCount == 0) {
+                future.completeExceptionally(new DataPathException(owner + ": all " + sendSlots.length
+                        + " send buffers are in flight; wait for earlier sends or raise sendBuffers", null, List.of()));
+                return;
+            }
+            int slot = freeSendSlots[--freeSendCount];
+            SlotPool.Slot s = sendSlots[slot];
+            int length = (int) data.byteSize();
+            MemorySegment.copy(data, 0, s.segment(), 0, length);
+            send.set(0, SEND | slot, WrOpcode.SEND_WITH_IMM, SendFlags.SIGNALED).immData(0, qp.qpNum())
+                    .ud(0, to.ah, qpn, qkey);
+            if (length > 0) {
+                send.sge(0, 0, s.address(), length, s.lkey());
+            }
+            try {
+                qp.postSend(send, 1);
+            } catch (RdmaException e) {
+                freeSendSlots[freeSendCount++] = slot;
+                future.completeExceptionally(new DataPathException(owner + ": " + e.getMessage(), null, List.of()));
+                return;
+            }
+            sendFutures[slot] = future;
+        }
+    }
+
+    // ------------------------------------------------------------------ completions (poller thread)
+
+    @Override
+    public void onCompletion(WorkCompletions wc, int i) {
+        long wrId = wc.wrId(i);
+        long kind = wrId & KIND_MASK;
+        int slot = (int) (wrId & ~KIND_MASK);
+        boolean ok = wc.statusValue(i) == WcStatus.SUCCESS.value();
+        if (kind == SEND) {
+            CmFuture<?> f;
+            synchronized (this) {
+                f = sendFutures[slot];
+                sendFutures[slot] = null;
+                freeSendSlots[freeSendCount++] = slot;
+            }
+            if (f != null) {
+                if (ok) {
+                    complete(f);
+                } else {
+                    String name = "IBV_WC_" + wc.status(i).name();
+                    f.completeExceptionally(closing || wc.status(i) == WcStatus.WR_FLUSH_ERR
+                            ? new ConnectionClosedException(owner + " closed before the datagram was sent", List.of())
+                            : new DataPathException(owner + ": datagram send failed with " + name, name, List.of()));
+                }
+            }
+            return;
+        }
+        if (kind != RECV) {
+            return;
+        }
+        if (!ok) {
+            if (!closing && wc.status(i) != WcStatus.WR_FLUSH_ERR) {
+                LOG.log(Level.WARNING, owner + ": a receive failed with " + wc.status(i) + "; re-posting");
+                postReceive(slot);
+            }
+            return;
+        }
+        MemorySegment buf = recvSlots[slot].segment();
+        int length = wc.byteLength(i) - GRH;
+        DatagramEndpointImpl ep = owner;
+        if (ep != null && !closing && length >= 0 && deliverable(wc, i, buf)) {
+            sender.set(wc, i, buf);
+            try {
+                ep.handler.onDatagram(ep, sender, buf.asSlice(GRH, length));
+            } catch (Throwable t) {
+                ep.callbackFailed(t);
+            } finally {
+                sender.clear();
+            }
+        }
+        postReceive(slot);
+    }
+
+    /** Not a loopback of our own datagram to a group that asked for none. */
+    private boolean deliverable(WorkCompletions wc, int i, MemorySegment buf) {
+        if (noLoopback.isEmpty() || wc.srcQp(i) != qp.qpNum() || (wc.flags(i) & WcFlags.GRH) == 0) {
+            return true;
+        }
+        InetAddress dst = grhAddress(buf, false);
+        return dst == null || !noLoopback.contains(dst);
+    }
+
+    /**
+     * The source or destination address in the 40 bytes before the payload. RoCE v2 over IPv4
+     * puts the IPv4 header in the last 20 of them (as rdma-core's get_grh_header_version tells
+     * them apart: version 4, IHL 5 at byte 20); otherwise it is a GRH with the GIDs at 8 and 24.
+     */
+    static InetAddress grhAddress(MemorySegment grh, boolean source) {
+        if (grh.get(ValueLayout.JAVA_BYTE, 20) == 0x45) {
+            byte[] ip = grh.asSlice(source ? 32 : 36, 4).toArray(ValueLayout.JAVA_BYTE);
+            try {
+                return InetAddress.getByAddress(ip);
+            } catch (UnknownHostException e) {
+                return null;
+            }
+        }
+        return gidAddress(grh, source ? 8 : 24);
+    }
+
+    /** The IPv4 address of an IPv4-mapped GID in the GRH at {@code offset} (8: source, 24: destination), else the IPv6 one. */
+    static InetAddress gidAddress(MemorySegment grh, int offset) {
+        byte[] raw = grh.asSlice(offset, 16).toArray(ValueLayout.JAVA_BYTE);
+        try {
+            return InetAddress.getByAddress(raw);   // an IPv4-mapped address comes back as Inet4Address
+        } catch (UnknownHostException e) {
+            return null;
+        }
+    }
+
+    private void postReceive(int slot) {
+        SlotPool.Slot s = recvSlots[slot];
+        recv.set(0, RECV | slot).sge(0, 0, s.address(), mtu + GRH, s.lkey());
+        try {
+            qp.postRecv(recv, 1);
+        } catch (RdmaException e) {
+            if (!closing) {
+                LOG.log(Level.WARNING, owner + ": posting a receive failed: " + e.getMessage());
+            }
+        }
+    }
+
+    private void complete(CmFuture<?> f) {
+        DatagramEndpointImpl ep = owner;
+        if (ep != null) {
+            ep.callbacks().execute(() -> f.complete(null));
+        } else {
+            f.complete(null);
+        }
+    }
+
+    /** The sender of the datagram being delivered; one per path, valid during the callback only. */
+    private final class SenderView implements DatagramSender {
+        private WorkCompletions wc;
+        private int index;
+        private MemorySegment buf;
+
+        void set(WorkCompletions wc, int index, MemorySegment buf) {
+            this.wc = wc;
+            this.index = index;
+            this.buf = buf;
+        }
+
+        void clear() {
+            this.wc = null;
+            this.buf = null;
+        }
+
+        private void check() {
+            if (wc == null) {
+                throw new IllegalStateException("a DatagramSender is valid only during onDatagram");
+            }
+        }
+
+        @Override
+        public int queuePairNumber() {
+            check();
+            return wc.srcQp(index);
+        }
+
+        @Override
+        public boolean hasImmediateData() {
+            check();
+            return (wc.flags(index) & WcFlags.WITH_IMM) != 0;
+        }
+
+        @Override
+        public int immediateData() {
+            return hasImmediateData() ? wc.immData(index) : 0;
+        }
+
+        @Override
+        public InetAddress address() {
+            check();
+            return (wc.flags(index) & WcFlags.GRH) != 0 ? grhAddress(buf, true) : null;
+        }
+
+        @Override
+        public boolean toGroup() {
+            check();
+            if ((wc.flags(index) & WcFlags.GRH) == 0) {
+                return false;
+            }
+            InetAddress dst = grhAddress(buf, false);
+            return dst != null && (dst.isMulticastAddress()
+                    || dst instanceof java.net.Inet6Address && (dst.getAddress()[0] & 0xFF) == 0xFF);
+        }
+
+        @Override
+        public DatagramPeer replyTarget(int qpn) {
+            check();
+            AddressHandle ah = pd.createAhFrom(wc, index, buf.asSlice(0, GRH), portNumber);
+            return new PeerImpl(ah, DatagramPath.this, qpn, UDP_QKEY,
+                    null);
+        }
+
+        @Override
+        public String toString() {
+            return wc == null ? "sender[gone]" : "sender[qpn " + wc.srcQp(index) + "]";
+        }
+    }
+
+    // ------------------------------------------------------------------ teardown (dispatcher)
+
+    void closing() {
+        closing = true;
+    }
+
+    /** The QP is destroyed: fail what waits, destroy the address handles, return the buffers. */
+    void release() {
+        List<CmFuture<?>> failed = new ArrayList<>();
+        synchronized (this) {
+            if (released) {
+                return;
+            }
+            released = true;
+            closing = true;
+            for (int i = 0; i < sendFutures.length; i++) {
+                if (sendFutures[i] != null) {
+                    failed.add(sendFutures[i]);
+                    sendFutures[i] = null;
+                }
+            }
+        }
+        for (CmFuture<?> f : failed) {
+            f.completeExceptionally(new ConnectionClosedException(owner + " closed", List.of()));
+        }
+        for (TargetHandle h : List.copyOf(handles)) {
+            h.destroy();
+        }
+        pool.release(recvSlots);
+        pool.release(sendSlots);
+        recv.close();
+        send.close();
+    }
+}

@@ -1,0 +1,65 @@
+package org.rdmacm4j.cm.core.internal;
+
+import java.net.InetAddress;
+import java.util.concurrent.CompletableFuture;
+import org.rdmacm4j.cm.core.JoinOptions;
+import org.rdmacm4j.cm.core.Membership;
+import org.rdmacm4j.verbs.ibv.AddressHandle;
+
+/** A joined group: its address handle, QPN 0xFFFFFF and Q_Key. Any thread. */
+final class MembershipImpl extends DatagramPath.TargetHandle implements Membership {
+    private final InetAddress group;
+    private final JoinOptions options;
+    private final int qpn;
+    private final int qkey;
+    private final DatagramEndpointImpl endpoint;
+    volatile CompletableFuture<Void> leaving;
+
+    MembershipImpl(AddressHandle ah, DatagramPath path, DatagramEndpointImpl endpoint, InetAddress group,
+                   JoinOptions options, int qpn, int qkey) {
+        super(ah, path);
+        this.endpoint = endpoint;
+        this.group = group;
+        this.options = options;
+        this.qpn = qpn;
+        this.qkey = qkey;
+    }
+
+    @Override
+    public InetAddress group() {
+        return group;
+    }
+
+    @Override
+    public JoinOptions options() {
+        return options;
+    }
+
+    @Override
+    public int queuePairNumber() {
+        return qpn;
+    }
+
+    @Override
+    public int qkey() {
+        return qkey;
+    }
+
+    @Override
+    public boolean isLeft() {
+        return destroyed();
+    }
+
+    @Override
+    public synchronized CompletableFuture<Void> leave() {
+        if (leaving == null) {
+            leaving = endpoint.dispatcher.leave(endpoint, this);
+        }
+        return leaving.copy();
+    }
+
+    @Override
+    public String toString() {
+        return "membership[" + group.getHostAddress() + "]";
+    }
+}
