@@ -145,6 +145,9 @@ class DatagramIT {
             await(client.close());
             await(server.close());
             assertThat(client.isClosed()).isTrue();
+            // onClosed runs on the callback executor right after the close future completes.
+            org.awaitility.Awaitility.await().atMost(CmFixtures.WAIT).until(() ->
+                    clientRec.events.size() == 1 && serverRec.events.size() == 1);
             assertThat(clientRec.events).containsExactly("closed");
             assertThat(serverRec.events).containsExactly("closed");
         }

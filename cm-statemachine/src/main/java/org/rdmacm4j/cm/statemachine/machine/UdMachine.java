@@ -316,8 +316,10 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                 if (g.request() != 0) {
                     out.fail(g.request(), new Failure.Cancelled());
                 }
-                out.complete(c.request(), new Outcome.Done());
+                // Detach first, then complete: a caller that sends right after leave() completes
+                // must not find the QP still attached to the group.
                 out.add(new Action.LeaveMulticast(c.group()));
+                out.complete(c.request(), new Outcome.Done());
                 yield phase;
             }
             case Input.Command.Cancel c -> {
