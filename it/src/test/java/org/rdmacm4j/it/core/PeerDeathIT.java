@@ -27,6 +27,21 @@ import org.rdmacm4j.it.support.SoftRoceTest;
 @SoftRoceTest
 class PeerDeathIT {
 
+    /** A cold JVM in the emulated guest can take a while to reach rdma_listen: up to 75 s. */
+    private static void awaitPeerListening(ExternalProcess peer, int port) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(75).toNanos();
+        while (true) {
+            try {
+                CmFixtures.awaitToolListening(peer, port);
+                return;
+            } catch (AssertionError notYet) {
+                if (System.nanoTime() > deadline || !peer.isAlive()) {
+                    throw notYet;
+                }
+            }
+        }
+    }
+
     @Test
     void peerKilledMidStreamFailsPendingSendsTypedAndFreesEverything() throws Exception {
         int port = 47000 + (int) (ProcessHandle.current().pid() % 1000);
@@ -38,7 +53,7 @@ class PeerDeathIT {
                 "--enable-native-access=ALL-UNNAMED", "-cp", cp, EchoPeer.class.getName(),
                 CmFixtures.serverHost().getHostAddress(), Integer.toString(port));
              RdmaCm cm = RdmaCm.open()) {
-            CmFixtures.awaitToolListening(peer, port);
+            awaitPeerListening(peer, port);
             var echoed = new AtomicInteger();
             var trouble = new CompletableFuture<String>();
             ConnectionHandler h = new ConnectionHandler() {

@@ -102,6 +102,11 @@ final class ListenerImpl implements RdmaListener {
 
     @Override
     public CompletableFuture<Void> close() {
+        // Stop handing out requests now, not when the dispatcher gets to the close: a next() after
+        // close() must fail, and what is queued goes back to the peers as rejects.
+        for (RequestImpl untaken : closeQueue()) {
+            dispatcher.refuseQueued(untaken);
+        }
         return dispatcher.closeCommand(driver, Input.Command.Close::new);
     }
 
