@@ -98,14 +98,21 @@ public final class Ucmatose {
 
         @Override public void onDisconnected(RdmaConnection c) {
             closing = true;
+            deregister();   // before the connection's teardown returns the device's protection domain
         }
 
-        void free() {
+        @Override public void onError(RdmaConnection c, org.rdmacm4j.cm.core.RdmaCmException e) {
+            closing = true;
+            deregister();
+        }
+
+        /** Our regions go before the connection closes: its teardown may free the protection domain. */
+        synchronized void deregister() {
             if (sendMr != null) {
                 sendMr.close();
                 recvMr.close();
+                sendMr = recvMr = null;
             }
-            arena.close();
         }
     }
 
@@ -148,10 +155,11 @@ public final class Ucmatose {
             } finally {   // our memory regions go before the RdmaCm frees the device's protection domain
                 for (Node n : nodes) {
                     n.closing = true;
+                    n.deregister();
                     if (n.connection != null) {
                         n.connection.abort().get(seconds, TimeUnit.SECONDS);
                     }
-                    n.free();
+                    n.arena.close();   // the QP is gone: nothing can be received into it any more
                 }
             }
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
@@ -209,6 +217,7 @@ public final class Ucmatose {
         System.out.println("ucmatose: disconnecting");
         for (Node n : nodes) {
             n.closing = true;
+            n.deregister();
             n.connection.close().get(seconds, TimeUnit.SECONDS);
         }
         System.out.println("disconnected");
@@ -245,6 +254,7 @@ public final class Ucmatose {
             await(n, n.sent, "send completions");
         }
         System.out.println("data transfers complete");
+        nodes.forEach(Node::deregister);   // every receive and send has completed
         for (Node n : nodes) {   // the server disconnects once it has our replies
             n.connection.closeFuture().get(seconds, TimeUnit.SECONDS);
         }

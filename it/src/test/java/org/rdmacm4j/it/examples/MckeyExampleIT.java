@@ -46,7 +46,7 @@ class MckeyExampleIT {
             int runs = 0;
             long deadline = System.nanoTime() + Duration.ofSeconds(95).toNanos();
             while (theirs.isAlive() && System.nanoTime() < deadline) {
-                ExternalProcess.Result r = ExternalProcess.run(Duration.ofSeconds(60), bin("mckey"), "-m", group,
+                ExternalProcess.Result r = ExternalProcess.run(Duration.ofSeconds(100), bin("mckey"), "-m", group,
                         "-b", SoftRoce.CLIENT_ADDR, "-s");
                 runs++;
                 assertThat(ExampleFixtures.succeeded("examples/bin/mckey -s (run " + runs + ")", r))
