@@ -1,0 +1,273 @@
+package org.rdmacm4j.examples;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.rdmacm4j.cm.core.AcceptOptions;
+import org.rdmacm4j.cm.core.ConnectOptions;
+import org.rdmacm4j.cm.core.ConnectionHandler;
+import org.rdmacm4j.cm.core.ListenOptions;
+import org.rdmacm4j.cm.core.QpCapabilities;
+import org.rdmacm4j.cm.core.RawQueuePair;
+import org.rdmacm4j.cm.core.RdmaCm;
+import org.rdmacm4j.cm.core.RdmaConnection;
+import org.rdmacm4j.cm.core.RdmaListener;
+import org.rdmacm4j.verbs.ibv.Access;
+import org.rdmacm4j.verbs.ibv.MemoryRegion;
+import org.rdmacm4j.verbs.ibv.RecvRequests;
+import org.rdmacm4j.verbs.ibv.SendFlags;
+import org.rdmacm4j.verbs.ibv.SendRequests;
+import org.rdmacm4j.verbs.ibv.WcOpcode;
+import org.rdmacm4j.verbs.ibv.WcStatus;
+import org.rdmacm4j.verbs.ibv.WorkCompletions;
+import org.rdmacm4j.verbs.ibv.WrOpcode;
+
+/**
+ * The twin of rdma-core's ucmatose, on the same wire: N raw RC connections (no private data),
+ * then the server sends C messages of S bytes on each with plain SEND, the client receives them
+ * all and sends C back, and the server disconnects. Receives and sends are posted through
+ * {@link RdmaConnection#raw()}; their completions come to {@link ConnectionHandler#onCompletion}.
+ * Runs against ucmatose in either role.
+ */
+public final class Ucmatose {
+    private static final String USAGE = """
+            usage: ucmatose [-s server_address] [-b bind_address] [-c connections] [-C message_count]
+                            [-S message_size] [-p port_number] [-w seconds]
+              without -s: server, listening on -b (default: every address); exits after -c connections
+              -c  connections (default 1)    -C  messages each way per connection (default 10)
+              -S  bytes per message (default 100)    -p  port (default 7471)
+              -w  deadline of each step in seconds (default 60)
+              ucmatose's -a (ack timeout) and -t (type of service) are not offered by rdmacm4j's API.""";
+    private static final long SEND = 1, RECV = 2;   // work request ids (below 1L << 56)
+    static int count = 10, size = 100, seconds = 60;
+
+    /** One connection's buffers and completion counters (ucmatose's cmatest_node). */
+    static final class Node implements ConnectionHandler {
+        final CountDownLatch sent = new CountDownLatch(count), received = new CountDownLatch(count);
+        final CompletableFuture<Void> failed = new CompletableFuture<>();
+        final Arena arena = Arena.ofShared();
+        RdmaConnection connection;
+        MemoryRegion sendMr, recvMr;
+        volatile boolean closing;
+
+        void attach(RdmaConnection c) {
+            connection = c;
+            RawQueuePair raw = c.raw();
+            MemorySegment s = arena.allocate(Math.max(size, 1), 64), r = arena.allocate(Math.max(size, 1), 64);
+            sendMr = raw.protectionDomain().register(s, Access.LOCAL_WRITE);
+            recvMr = raw.protectionDomain().register(r, Access.LOCAL_WRITE);
+            try (RecvRequests wr = RecvRequests.allocate(1, 1)) {   // all receives into one buffer, as ucmatose
+                for (int i = 0; i < count; i++) {
+                    raw.queuePair().postRecv(wr.set(0, RECV).sge(0, 0, recvMr, 0, size), 1);
+                }
+            }
+        }
+
+        void postSends() {
+            try (SendRequests wr = SendRequests.allocate(1, 1)) {
+                for (int i = 0; i < count; i++) {
+                    connection.raw().queuePair().postSend(
+                            wr.set(0, SEND, WrOpcode.SEND, SendFlags.SIGNALED).sge(0, 0, sendMr, 0, size), 1);
+                }
+            }
+        }
+
+        @Override public void onCompletion(RdmaConnection c, WorkCompletions wc, int i) {
+            if (wc.status(i) != WcStatus.SUCCESS) {
+                if (!closing) {
+                    failed.complete(null);
+                    System.out.println("ucmatose: work completion " + wc.status(i) + " on " + c.peerAddress());
+                }
+            } else if (wc.opcode(i) == WcOpcode.SEND) {
+                sent.countDown();
+            } else if (wc.byteLength(i) != size) {
+                System.out.println("ucmatose: received " + wc.byteLength(i) + " bytes, expected " + size);
+                failed.complete(null);
+            } else {
+                received.countDown();
+            }
+        }
+
+        @Override public void onDisconnected(RdmaConnection c) {
+            closing = true;
+            deregister();   // before the connection's teardown returns the device's protection domain
+        }
+
+        @Override public void onError(RdmaConnection c, org.rdmacm4j.cm.core.RdmaCmException e) {
+            closing = true;
+            deregister();
+        }
+
+        /** Our regions go before the connection closes: its teardown may free the protection domain. */
+        synchronized void deregister() {
+            if (sendMr != null) {
+                sendMr.close();
+                recvMr.close();
+                sendMr = recvMr = null;
+            }
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        String server = null, bind = null;
+        int connections = 1, port = 7471;
+        try {
+            for (int i = 0; i < args.length; i++) {
+                switch (args[i]) {
+                    case "-s" -> server = args[++i];
+                    case "-b" -> bind = args[++i];
+                    case "-c" -> connections = Integer.parseInt(args[++i]);
+                    case "-C" -> count = Integer.parseInt(args[++i]);
+                    case "-S" -> size = Integer.parseInt(args[++i]);
+                    case "-p" -> port = Integer.parseInt(args[++i]);
+                    case "-w" -> seconds = Integer.parseInt(args[++i]);
+                    case "-h", "--help" -> {
+                        System.out.println(USAGE);
+                        return;
+                    }
+                    default -> throw new IllegalArgumentException("unknown or unsupported argument " + args[i]);
+                }
+            }
+            if (connections < 1 || count < 1 || size < 1) {
+                throw new IllegalArgumentException("-c, -C and -S must be at least 1");
+            }
+        } catch (IllegalArgumentException | ArrayIndexOutOfBoundsException e) {
+            System.err.println("ucmatose: bad arguments (" + e.getMessage() + ")\n" + USAGE);
+            System.exit(2);
+        }
+        List<Node> nodes = new ArrayList<>();
+        int status = 0;
+        try (RdmaCm cm = RdmaCm.open()) {
+            try {
+                if (server != null) {
+                    client(cm, nodes, server, bind, port, connections);
+                } else {
+                    server(cm, nodes, bind, port, connections);
+                }
+            } finally {   // our memory regions go before the RdmaCm frees the device's protection domain
+                for (Node n : nodes) {
+                    n.closing = true;
+                    n.deregister();
+                    if (n.connection != null) {
+                        n.connection.abort().get(seconds, TimeUnit.SECONDS);
+                    }
+                    n.arena.close();   // the QP is gone: nothing can be received into it any more
+                }
+            }
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            Throwable t = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+            String what = t instanceof TimeoutException ? "no progress within " + seconds + " s" : t.getMessage();
+            System.out.println("ucmatose: FAILED: " + (what == null ? t : what.lines().findFirst().orElse("")));
+            status = 1;
+        }
+        System.out.println("test complete");
+        System.out.println("return status " + status);
+        System.exit(status);
+    }
+
+    static QpCapabilities caps() {
+        return new QpCapabilities(count, count, 1, 1, 0, 2 * count);
+    }
+
+    static void server(RdmaCm cm, List<Node> nodes, String bind, int port, int connections) throws Exception {
+        System.out.println("ucmatose: starting server");
+        List<CompletableFuture<RdmaConnection>> accepted = new ArrayList<>();
+        CountDownLatch all = new CountDownLatch(connections);
+        InetAddress local = bind == null ? InetAddress.getByName("0.0.0.0") : InetAddress.getByName(bind);
+        RdmaListener l = cm.listen(new InetSocketAddress(local, port), ListenOptions.defaults(), request -> {
+            synchronized (nodes) {
+                if (nodes.size() == connections) {
+                    System.out.println("ucmatose: failing connection request");
+                    request.reject(new byte[0]);
+                    return;
+                }
+                Node node = new Node();
+                nodes.add(node);
+                accepted.add(request.accept(node, AcceptOptions.defaults().raw().qp(caps())));
+                all.countDown();
+            }
+        });
+        System.out.println("ucmatose: listening on " + l.localAddress());
+        all.await();   // as ucmatose: wait for the connections, however long
+        long t0 = System.nanoTime();
+        for (int i = 0; i < connections; i++) {
+            nodes.get(i).attach(accepted.get(i).get(seconds, TimeUnit.SECONDS));
+        }
+        l.close().get(seconds, TimeUnit.SECONDS);
+        System.out.println("initiating data transfers");
+        nodes.forEach(Node::postSends);
+        System.out.println("completing sends");
+        for (Node n : nodes) {
+            await(n, n.sent, "send completions");
+        }
+        System.out.println("receiving data transfers");
+        for (Node n : nodes) {
+            await(n, n.received, "messages");
+        }
+        System.out.printf("data transfers complete (%d x %d messages of %d bytes each way in %.1f ms)%n",
+                connections, count, size, (System.nanoTime() - t0) / 1e6);
+        System.out.println("ucmatose: disconnecting");
+        for (Node n : nodes) {
+            n.closing = true;
+            n.deregister();
+            n.connection.close().get(seconds, TimeUnit.SECONDS);
+        }
+        System.out.println("disconnected");
+    }
+
+    static void client(RdmaCm cm, List<Node> nodes, String server, String bind, int port, int connections)
+            throws Exception {
+        System.out.println("ucmatose: starting client");
+        InetSocketAddress target = new InetSocketAddress(InetAddress.getByName(server), port);
+        ConnectOptions.Builder options = ConnectOptions.builder().raw().qp(caps());
+        if (bind != null) {
+            options.source(new InetSocketAddress(InetAddress.getByName(bind), 0));
+        }
+        System.out.println("ucmatose: connecting");
+        long t0 = System.nanoTime();
+        List<CompletableFuture<RdmaConnection>> connects = new ArrayList<>();
+        for (int i = 0; i < connections; i++) {
+            Node node = new Node();
+            nodes.add(node);
+            connects.add(cm.connect(target, options.build(), node));
+        }
+        for (int i = 0; i < connections; i++) {   // the server's sends wait (RNR retry) until these receives
+            nodes.get(i).attach(connects.get(i).get(seconds + 30, TimeUnit.SECONDS));
+        }
+        System.out.printf("ucmatose: %d connection(s) established in %.1f ms%n", connections,
+                (System.nanoTime() - t0) / 1e6);
+        System.out.println("receiving data transfers");
+        for (Node n : nodes) {
+            await(n, n.received, "messages");
+        }
+        System.out.println("sending replies");
+        nodes.forEach(Node::postSends);
+        for (Node n : nodes) {
+            await(n, n.sent, "send completions");
+        }
+        System.out.println("data transfers complete");
+        nodes.forEach(Node::deregister);   // every receive and send has completed
+        for (Node n : nodes) {   // the server disconnects once it has our replies
+            n.connection.closeFuture().get(seconds, TimeUnit.SECONDS);
+        }
+    }
+
+    static void await(Node n, CountDownLatch latch, String what) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (!latch.await(50, TimeUnit.MILLISECONDS)) {
+            if (n.failed.isDone() || n.connection.isClosed() || System.nanoTime() > deadline) {
+                throw new IllegalStateException("waiting for " + what + " from " + n.connection.peerAddress() + ": "
+                        + (latch.getCount()) + " of " + count + " missing"
+                        + (n.connection.isClosed() ? " (connection closed)" : ""));
+            }
+        }
+    }
+}

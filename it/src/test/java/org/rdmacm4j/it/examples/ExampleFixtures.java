@@ -1,0 +1,56 @@
+package org.rdmacm4j.it.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.rdmacm4j.it.support.ExternalProcess;
+
+/** Shared pieces of the example tests: where the launchers are, waiting for a listener, checking a run. */
+final class ExampleFixtures {
+    static final Duration WAIT = Duration.ofSeconds(30);
+
+    private ExampleFixtures() { }
+
+    /** {@code examples/bin/<name>}: the guest runs the suite from the checkout's root. */
+    static String bin(String name) {
+        Path p = Path.of("examples", "bin", name).toAbsolutePath();
+        assertThat(Files.isExecutable(p)).as("%s exists (run from the checkout's root)", p).isTrue();
+        return p.toString();
+    }
+
+    /** Waits until the kernel shows a listening cm_id on {@code addr:port} (any process's, RC or UD). */
+    static void awaitListening(ExternalProcess process, String addr, int port) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();   // a cold JVM in TCG is slow
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new AssertionError("exited before listening: " + process.await(Duration.ofSeconds(5)));
+            }
+            String ids = ExternalProcess.run(Duration.ofSeconds(10), "rdma", "resource", "show", "cm_id").output();
+            if (ids.lines().anyMatch(l -> l.contains("LISTEN") && l.contains(addr + ":" + port))) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("nothing listens on " + addr + ":" + port + ": " + process.await(Duration.ofSeconds(1)));
+    }
+
+    /** Asserts the run exited 0 within its deadline, printed no stack trace, and returns its output. */
+    static String succeeded(String what, ExternalProcess.Result r) {
+        System.out.println(what + ": " + r);
+        assertThat(r.timedOut()).as("%s: %s", what, r).isFalse();
+        assertThat(r.exitCode()).as("%s: %s", what, r).isZero();
+        assertThat(r.output()).as(what).doesNotContain("Exception", "\tat ");
+        return r.output();
+    }
+
+    /** Asserts the run failed (non-zero, in time) with a message and no stack trace; returns its output. */
+    static String failedCleanly(String what, ExternalProcess.Result r) {
+        System.out.println(what + ": " + r);
+        assertThat(r.timedOut()).as("%s: %s", what, r).isFalse();
+        assertThat(r.exitCode()).as("%s: %s", what, r).isNotZero();
+        assertThat(r.output()).as(what).doesNotContain("Exception in thread", "\tat ");
+        return r.output();
+    }
+}
