@@ -28,9 +28,9 @@ public final class Rping {
     private static final String USAGE = """
             usage: rping -s [-vVdP] [-S size] [-C count] [-a addr] [-p port]
                    rping -c [-vVd] [-S size] [-C count] [-I addr] -a addr [-p port]
-              -s server   -c client   -a address   -I client source address   -p port (7174)
-              -C count (client: pings, default unbounded)   -S ping size (23..65536, default 64)
-              -v print the ping data   -V validate it   -d debug output   -P persistent server""";
+              -s server (one client; -P: any number)   -c client   -a address   -I client source address
+              -p port (7174)   -C pings (client; default: until stopped)   -S ping size (23..65536, default 64)
+              -v print the ping data   -V validate it   -d debug output""";
     private static final int SEND = 0, RECV = 16, START = 64;   // offsets in the one registered buffer
     private static final int MIN_SIZE = 23, MAX_SIZE = 65536;
     private static final Duration STEP = Duration.ofSeconds(60);
@@ -127,8 +127,10 @@ public final class Rping {
             s.start(accepted);
             MemorySegment buf = s.mem.asSlice(START, size);
             for (int ping = 0; ; ping++) {
-                MemorySegment info = s.awaitOrEnd();
-                if (info == null) break;   // the client disconnected between pings: done
+                Event next = s.awaitOrEnd();
+                if (next.opcode() == null) break;   // the client disconnected between pings: done
+                if (next.opcode() != WcOpcode.RECV) throw new Failure("a " + next.opcode() + " completion between pings");
+                MemorySegment info = MemorySegment.ofArray(next.received());
                 long addr = info.get(BE64, 0); int rkey = info.get(BE32, 8), len = info.get(BE32, 12);
                 debug("Received rkey %x addr %x len %d from peer", rkey, addr, len);
                 if (len <= 0 || len > size) throw new Failure("the client's pings are " + len + " bytes; this server's -S is " + size);
@@ -202,32 +204,29 @@ public final class Rping {
 
         /** The next completion, which must be of {@code wanted}: a RECV's 16 bytes, else empty. */
         MemorySegment await(WcOpcode wanted, String what) throws Exception {
-            MemorySegment got = awaitOrEnd();
-            if (got == null) throw new Failure("the connection ended (" + why + ") while waiting for " + what);
-            if (last != wanted) throw new Failure("a " + last + " completion while waiting for " + what);
-            return got;
+            Event e = awaitOrEnd();
+            if (e.opcode() != wanted) {
+                throw new Failure((e.opcode() == null ? "the connection ended (" + e.why() + ")" : "a " + e.opcode()
+                        + " completion") + " while waiting for " + what);
+            }
+            return MemorySegment.ofArray(e.received() != null ? e.received() : new byte[0]);
         }
 
-        private WcOpcode last;
-        private String why;
-
-        /** Like {@link #await} but null if the connection ended (a flushed work request counts as that). */
-        MemorySegment awaitOrEnd() throws Exception {
+        /** The next completion but the SENDs, or the end of the connection (a flushed work request counts as that). */
+        Event awaitOrEnd() throws Exception {
             while (true) {
                 Event e = events.poll(STEP.toSeconds(), TimeUnit.SECONDS);
                 if (e == null) throw new Failure("nothing from the peer within " + STEP.toSeconds() + " s");
-                if (e.opcode() == null || e.status() == WcStatus.WR_FLUSH_ERR) {
-                    why = e.why() != null ? e.why() : "work requests flushed";
-                    return null;
+                if (e.status() == WcStatus.WR_FLUSH_ERR) return new Event(null, null, null, "work requests flushed");
+                if (e.status() != null && e.status() != WcStatus.SUCCESS) {
+                    throw new Failure("work completion failed: " + e.status().describe());
                 }
-                if (e.status() != WcStatus.SUCCESS) throw new Failure("work completion failed: " + e.status().describe());
                 if (e.opcode() == WcOpcode.SEND) continue;   // rping waits on the peer's answer, not on its own sends
                 if (e.received() != null && e.received().length != 16) {
                     throw new Failure("Received bogus data, size " + e.received().length);
                 }
-                debug("%s completion", e.opcode());
-                last = e.opcode();
-                return MemorySegment.ofArray(e.received() != null ? e.received() : new byte[0]);
+                if (e.opcode() != null) debug("%s completion", e.opcode());
+                return e;
             }
         }
 
