@@ -106,6 +106,12 @@ public final class VerbsCmPort implements CmPort {
     private final EventFd wake;
     private final Map<CmId, VerbsId> ids = new IdentityHashMap<>();
     private final Map<Long, Device> devices = new HashMap<>();
+    /**
+     * Devices whose last id is gone but whose PD still holds the application's own memory
+     * regions (raw access: registered on {@link org.rdmacm4j.cm.core.RawQueuePair#protectionDomain()}
+     * and deregistered after the connection closed). Closed at the next release or at close().
+     */
+    private final java.util.List<Device> lingering = new java.util.ArrayList<>();
     private final Map<Long, CmTuning> limitsByContext = new HashMap<>();
     private final Map<QueuePair, VerbsId> byQp = new IdentityHashMap<>();
     private final Map<CompletionQueue, VerbsId> byCq = new IdentityHashMap<>();
@@ -566,8 +572,26 @@ public final class VerbsCmPort implements CmPort {
             LOG.log(Level.DEBUG, "epoll remove of an async fd: " + e);
         }
         closeQuietly(dev.pool);
-        closeQuietly(dev.pd);
-        closeQuietly(dev.snapshot);
+        lingering.add(dev);
+        closeLingering(false);
+    }
+
+    /** Closes the PD and device list of every lingering device whose PD the application has emptied. */
+    private void closeLingering(boolean last) {
+        for (java.util.Iterator<Device> it = lingering.iterator(); it.hasNext(); ) {
+            Device dev = it.next();
+            try {
+                dev.pd.close();
+            } catch (IllegalStateException e) {
+                if (!last) {
+                    LOG.log(Level.DEBUG, "the application still has objects on " + dev.pd + "; closed later");
+                    continue;
+                }
+                LOG.log(Level.ERROR, "closing " + dev.pd + " failed (the application did not close its objects)", e);
+            }
+            it.remove();
+            closeQuietly(dev.snapshot);
+        }
     }
 
     @Override
@@ -881,6 +905,7 @@ public final class VerbsCmPort implements CmPort {
             }
         }
         devices.clear();
+        closeLingering(true);
         if (!idsLeft) {
             closeQuietly(channel);
         }
