@@ -18,11 +18,11 @@ import org.rdmacm4j.cm.statemachine.RetryPolicy;
  * Twin of rdma-core's cmtime: times N RC connections through every CM step and prints cmtime's
  * table. The public API times no native call by itself, so each row comes from the connection's
  * {@code history()} (elapsed time of each state-machine step since its id was created):
- * resolve addr = id created to ADDR_RESOLVED; resolve route = ADDR_RESOLVED to ROUTE_RESOLVED
- * (this includes creating the QP, CQ and channel, which rdmacm4j does before resolving the route);
- * connect = ROUTE_RESOLVED to ESTABLISHED; disconnect = close() to DISCONNECTED; destroy =
- * DISCONNECTED to CLOSED (QP drained, QP, CQ, channel and id destroyed). "create id", "bind addr"
- * and "create qp" have no step of their own in the history and are printed as "-".
+ * resolve addr = the connect command to ADDR_RESOLVED; create qp = ADDR_RESOLVED to the step's
+ * calls succeeding (QP, CQ and channel created, rdma_resolve_route issued); resolve route = then to
+ * ROUTE_RESOLVED; connect = ROUTE_RESOLVED to ESTABLISHED; disconnect = the close command to
+ * DISCONNECTED; destroy = DISCONNECTED to CLOSED (QP drained; QP, CQ, channel and id destroyed).
+ * "create id" and "bind addr" have no step of their own in the history and are printed as "-".
  * total ms = wall time during which at least one connection was in the step (ids are placed on
  * one clock by the time connect() was called for them); max ms / min us: per connection;
  * us / conn = total / N, as in cmtime.
@@ -33,7 +33,7 @@ import org.rdmacm4j.cm.statemachine.RetryPolicy;
 public final class Cmtime {
     private static final String[] STEPS = {"create id", "bind addr", "resolve addr", "resolve route", "create qp",
         "connect", "disconnect", "destroy"};
-    private static final String[] NOTE = {"a", "b", null, null, "c", null, null, null};
+    private static final String[] NOTE = {"a", "b", null, null, null, null, null, null};
     private static final QpCapabilities CMTIME_QP = new QpCapabilities(1, 1, 1, 1, 0, 2); // cmtime's QP caps
 
     private Cmtime() { }
@@ -95,7 +95,8 @@ public final class Cmtime {
         };
         try (RdmaCm cm = RdmaCm.open()) {
             var address = new InetSocketAddress(bind != null ? bind : InetAddress.getByName("0.0.0.0"), port);
-            cm.listen(address, ListenOptions.defaults().withMaxPendingRequests(Math.max(128, n)), request -> {
+            cm.listen(address, ListenOptions.defaults().withMaxPendingRequests(Math.max(128, n))
+                    .withAcceptTimeout(Duration.ofSeconds(60)), request -> {
                 if (requests.incrementAndGet() > n) {
                     request.reject(new byte[0]);
                     return;
@@ -139,7 +140,6 @@ public final class Cmtime {
                         Duration.ofSeconds(10), d.timewait(), d.drain(), d.quiesce()));
         ConnectOptions options = (bind != null ? b.source(new InetSocketAddress(bind, 0)) : b).build();
         long[] origin = new long[n];
-        long[] closeAt = new long[n];
         List<CompletableFuture<RdmaConnection>> connects = new ArrayList<>();
         int failed = 0;
         try (RdmaCm cm = RdmaCm.builder().historySize(64).build()) {
@@ -165,7 +165,6 @@ public final class Cmtime {
             List<CompletableFuture<Void>> closes = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 if (cs[i] != null) {
-                    closeAt[i] = System.nanoTime();
                     closes.add(cs[i].close());
                     if (sequential) {
                         closes.getLast().get(120, TimeUnit.SECONDS);
@@ -182,7 +181,7 @@ public final class Cmtime {
             long[][][] spans = new long[STEPS.length][n][]; // [step][conn] = {absolute start, absolute end}
             for (int i = 0; i < n; i++) {
                 if (cs[i] != null) {
-                    timeline(cs[i].history(), origin[i], closeAt[i], spans, i);
+                    timeline(cs[i].history(), origin[i], spans, i);
                 }
             }
             System.out.println("step              total ms     max ms     min us  us / conn");
@@ -198,32 +197,38 @@ public final class Cmtime {
             System.out.println("""
                 (a) rdma_create_id runs on rdmacm4j's dispatcher inside connect(); the API does not time it
                 (b) no separate rdma_bind_addr: the -b address goes to rdma_resolve_addr as its source
-                (c) the QP, CQ and channel are created between ADDR_RESOLVED and rdma_resolve_route: see resolve route""");
+                create qp: the QP, CQ and channel are created, and rdma_resolve_route issued, in one dispatcher step""");
         }
         return failed;
     }
 
     /** Places one connection's steps on the common clock: origin + the history's elapsed times. */
-    private static void timeline(List<HistoryEntry> history, long origin, long closeAt, long[][][] spans, int i) {
-        long addr = at(history, "ADDR_RESOLVED"), route = at(history, "ROUTE_RESOLVED");
-        long est = at(history, "ESTABLISHED"), disc = at(history, "DISCONNECTED");
-        long end = history.getLast().phase().equals("CLOSED") ? history.getLast().elapsedNanos() : -1;
-        long close = est < 0 ? -1 : closeAt - origin;   // close() was called at this point of the id's life
-        put(spans[2], i, origin, 0, addr);
-        put(spans[3], i, origin, addr, route);
-        put(spans[5], i, origin, route, est);
-        put(spans[6], i, origin, Math.max(close, est), disc);
-        put(spans[7], i, origin, disc, end);
+    private static void timeline(List<HistoryEntry> h, long origin, long[][][] spans, int i) {
+        int a = find(h, 0, "ADDR_RESOLVED"), q = find(h, a, "calls succeeded"), r = find(h, a, "ROUTE_RESOLVED");
+        int e = find(h, r, "ESTABLISHED"), c = find(h, e, "close"), d = find(h, c, "DISCONNECTED");
+        int end = h.getLast().phase().equals("CLOSED") ? h.size() - 1 : -1;
+        q = q < r ? q : -1;   // the QP is created, and rdma_resolve_route issued, by the step after ADDR_RESOLVED
+        put(spans[2], i, origin, h, find(h, 0, "connect"), a);
+        put(spans[4], i, origin, h, a, q);
+        put(spans[3], i, origin, h, q >= 0 ? q : a, r);
+        put(spans[5], i, origin, h, r, e);
+        put(spans[6], i, origin, h, c, d);
+        put(spans[7], i, origin, h, d, end);
     }
 
-    private static long at(List<HistoryEntry> history, String input) {
-        return history.stream().filter(e -> e.input().startsWith(input)).mapToLong(HistoryEntry::elapsedNanos)
-                .findFirst().orElse(-1);
+    /** The index of the first entry at or after {@code from} whose input starts with {@code input}, or -1. */
+    private static int find(List<HistoryEntry> h, int from, String input) {
+        for (int i = Math.max(from, 0); from >= 0 && i < h.size(); i++) {
+            if (h.get(i).input().startsWith(input)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
-    private static void put(long[][] step, int i, long origin, long from, long to) {
-        if (from >= 0 && to >= from) {
-            step[i] = new long[] {origin + from, origin + to};
+    private static void put(long[][] step, int i, long origin, List<HistoryEntry> h, int from, int to) {
+        if (from >= 0 && to > from) {
+            step[i] = new long[] {origin + h.get(from).elapsedNanos(), origin + h.get(to).elapsedNanos()};
         }
     }
 
