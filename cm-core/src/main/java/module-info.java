@@ -1,7 +1,9 @@
 /**
  * The CM dispatcher and the public API ({@code org.rdmacm4j.cm.core}). The only module that owns
  * threads. The policies and event types of {@code org.rdmacm4j.cm.statemachine} are part of the
- * API (deadlines, retry policy, async event types), hence {@code requires transitive}.
+ * API (deadlines, retry policy, async event types), and so are the {@code verbs} types of raw
+ * access (QueuePair, CompletionQueue, ProtectionDomain, WorkCompletions), hence both
+ * {@code requires transitive}.
  */
 module org.rdmacm4j.cm.core {
     requires transitive org.rdmacm4j.cm.statemachine;
