@@ -48,6 +48,9 @@ public final class SysLib {
     // int epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout)
     private static final MethodHandle EPOLL_WAIT = Native.errno(Libraries.libc(), "epoll_wait",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+    /** Without errno capture, tried first (the capture path allocates per call where C1 runs it). */
+    private static final MethodHandle EPOLL_WAIT_PLAIN = Native.plain(Libraries.libc(), "epoll_wait",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
     // int eventfd(unsigned int initval, int flags)
     private static final MethodHandle EVENTFD = Native.errno(Libraries.libc(), "eventfd",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
@@ -91,6 +94,12 @@ public final class SysLib {
     /** epoll_wait once: the count, or -errno (the caller retries EINTR). */
     public static int epollWait(int epfd, MemorySegment events, int maxEvents, int timeoutMs) {
         try {
+            // A failed epoll_wait changes nothing, so learning errno by asking again with capture is
+            // safe (an EINTR simply becomes a second wait, which the caller's deadline bounds).
+            int fast = (int) EPOLL_WAIT_PLAIN.invokeExact(epfd, events, maxEvents, timeoutMs);
+            if (fast >= 0) {
+                return fast;
+            }
             MemorySegment st = Errno.state();
             int n = (int) EPOLL_WAIT.invokeExact(st, epfd, events, maxEvents, timeoutMs);
             return n >= 0 ? n : -Errno.read(st);
