@@ -44,4 +44,31 @@ public final class CallGuard {
             }
         }
     }
+
+    /**
+     * {@link #enter()}, or an IllegalStateException naming the object (its own "closed" message if
+     * it is already closed): the use-after-close check of every guarded call.
+     */
+    public void enterOrThrow(Ownership ownership) {
+        if (!enter()) {
+            ownership.ensureOpen();
+            throw new IllegalStateException(ownership + " is closed");
+        }
+    }
+
+    /**
+     * Closes a guarded descriptor once: shuts the guard, then close(2). close(2) releases the
+     * descriptor even when it reports an error, so the object is closed either way and the error
+     * is thrown afterwards. Idempotent through {@code ownership}.
+     */
+    public void closeDescriptor(Ownership ownership, int fd) {
+        int[] err = {0};
+        ownership.close(() -> {
+            shut();
+            err[0] = SysLib.close(fd);
+        });
+        if (err[0] != 0) {
+            throw Native.failure("close", err[0]);
+        }
+    }
 }

@@ -185,10 +185,7 @@ public final class Epoll implements AutoCloseable {
     }
 
     private void enter() {
-        if (!guard.enter()) {
-            ownership.ensureOpen();
-            throw new IllegalStateException(ownership + " is closed");
-        }
+        guard.enterOrThrow(ownership);
     }
 
     public boolean isClosed() {
@@ -202,14 +199,7 @@ public final class Epoll implements AutoCloseable {
      */
     @Override
     public void close() {
-        int[] err = {0};
-        ownership.close(() -> {
-            guard.shut();
-            err[0] = SysLib.close(epfd);
-        });
-        if (err[0] != 0) {
-            throw Native.failure("close", err[0]);
-        }
+        guard.closeDescriptor(ownership, epfd);
     }
 
     @Override

@@ -104,10 +104,7 @@ public final class EventFd implements AutoCloseable {
     }
 
     private void enter() {
-        if (!guard.enter()) {
-            ownership.ensureOpen();
-            throw new IllegalStateException(ownership + " is closed");
-        }
+        guard.enterOrThrow(ownership);
     }
 
     public boolean isClosed() {
@@ -121,14 +118,7 @@ public final class EventFd implements AutoCloseable {
      */
     @Override
     public void close() {
-        int[] err = {0};
-        ownership.close(() -> {
-            guard.shut();
-            err[0] = SysLib.close(fd);
-        });
-        if (err[0] != 0) {
-            throw Native.failure("close", err[0]);
-        }
+        guard.closeDescriptor(ownership, fd);
     }
 
     @Override

@@ -1284,13 +1284,4 @@ public final class Dispatcher implements CmPort.EventSink {
     private static CmFuture<Object> cast(CmFuture<?> f) {
         return (CmFuture<Object>) f;
     }
-
-    /** True on the dispatcher thread. */
-    boolean inDispatcher() {
-        return Thread.currentThread() == thread;
-    }
-
-    static PrivateData noData() {
-        return PrivateData.none(MessageKind.CONNECT_REQUEST);
-    }
 }

@@ -288,20 +288,17 @@ public final class VerbsCmPort implements CmPort {
 
     @Override
     public NativeId createId() {
-        try {
-            CmId cmId = channel.createId(PortSpace.TCP);
-            VerbsId id = new VerbsId(cmId);
-            ids.put(cmId, id);
-            return id;
-        } catch (RdmaException e) {
-            throw failed(e);
-        }
+        return createId(PortSpace.TCP);
     }
 
     @Override
     public NativeId createUdId() {
+        return createId(PortSpace.UDP);
+    }
+
+    private NativeId createId(PortSpace portSpace) {
         try {
-            CmId cmId = channel.createId(PortSpace.UDP);
+            CmId cmId = channel.createId(portSpace);
             VerbsId id = new VerbsId(cmId);
             ids.put(cmId, id);
             return id;
