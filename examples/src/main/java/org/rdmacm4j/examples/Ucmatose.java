@@ -22,6 +22,8 @@ import org.rdmacm4j.cm.core.RdmaConnection;
 import org.rdmacm4j.cm.core.RdmaListener;
 import org.rdmacm4j.verbs.ibv.Access;
 import org.rdmacm4j.verbs.ibv.MemoryRegion;
+import org.rdmacm4j.verbs.ibv.QpAttrMask;
+import org.rdmacm4j.verbs.ibv.QpAttributes;
 import org.rdmacm4j.verbs.ibv.RecvRequests;
 import org.rdmacm4j.verbs.ibv.SendFlags;
 import org.rdmacm4j.verbs.ibv.SendRequests;
@@ -40,14 +42,16 @@ import org.rdmacm4j.verbs.ibv.WrOpcode;
 public final class Ucmatose {
     private static final String USAGE = """
             usage: ucmatose [-s server_address] [-b bind_address] [-c connections] [-C message_count]
-                            [-S message_size] [-p port_number] [-w seconds]
+                            [-S message_size] [-p port_number] [-t type_of_service] [-a ack_timeout] [-w seconds]
               without -s: server, listening on -b (default: every address); exits after -c connections
               -c  connections (default 1)    -C  messages each way per connection (default 10)
               -S  bytes per message (default 100)    -p  port (default 7471)
+              -t  IP type of service, 0-255 (client side, as ucmatose: the server's QP takes it from the request)
+              -a  QP ACK timeout exponent, 0-31 (4.096 us x 2^a; either side)
               -w  deadline of each step in seconds (default 60)
-              ucmatose's -a (ack timeout) and -t (type of service) are not offered by rdmacm4j's API.""";
+              With -t or -a, each QP's traffic class and ACK timeout are printed as ibv_query_qp reports them.""";
     private static final long SEND = 1, RECV = 2;   // work request ids (below 1L << 56)
-    static int count = 10, size = 100, seconds = 60;
+    static int count = 10, size = 100, seconds = 60, tos = -1, ackTimeout = -1;
 
     /** One connection's buffers and completion counters (ucmatose's cmatest_node). */
     static final class Node implements ConnectionHandler {
@@ -64,6 +68,11 @@ public final class Ucmatose {
             MemorySegment s = arena.allocate(Math.max(size, 1), 64), r = arena.allocate(Math.max(size, 1), 64);
             sendMr = raw.protectionDomain().register(s, Access.LOCAL_WRITE);
             recvMr = raw.protectionDomain().register(r, Access.LOCAL_WRITE);
+            if (tos >= 0 || ackTimeout >= 0) {   // what the QP really got
+                QpAttributes a = raw.queuePair().query(QpAttrMask.AV | QpAttrMask.TIMEOUT);
+                System.out.printf("ucmatose: qp %d: traffic class %d, ack timeout %d%n", raw.queuePair().qpNum(),
+                        a.ahAttr().trafficClass(), a.timeout());
+            }
             try (RecvRequests wr = RecvRequests.allocate(1, 1)) {   // all receives into one buffer, as ucmatose
                 for (int i = 0; i < count; i++) {
                     raw.queuePair().postRecv(wr.set(0, RECV).sge(0, 0, recvMr, 0, size), 1);
@@ -129,6 +138,8 @@ public final class Ucmatose {
                     case "-S" -> size = Integer.parseInt(args[++i]);
                     case "-p" -> port = Integer.parseInt(args[++i]);
                     case "-w" -> seconds = Integer.parseInt(args[++i]);
+                    case "-t" -> tos = Integer.decode(args[++i]);   // ucmatose reads it with strtoul(.., 0)
+                    case "-a" -> ackTimeout = Integer.parseInt(args[++i]);
                     case "-h", "--help" -> {
                         System.out.println(USAGE);
                         return;
@@ -138,6 +149,12 @@ public final class Ucmatose {
             }
             if (connections < 1 || count < 1 || size < 1) {
                 throw new IllegalArgumentException("-c, -C and -S must be at least 1");
+            }
+            if (tos >= 0) {   // the API checks the ranges before any native call
+                ConnectOptions.builder().typeOfService(tos);
+            }
+            if (ackTimeout >= 0) {
+                AcceptOptions.defaults().ackTimeout(ackTimeout);
             }
         } catch (IllegalArgumentException | ArrayIndexOutOfBoundsException e) {
             System.err.println("ucmatose: bad arguments (" + e.getMessage() + ")\n" + USAGE);
@@ -191,7 +208,8 @@ public final class Ucmatose {
                 }
                 Node node = new Node();
                 nodes.add(node);
-                accepted.add(request.accept(node, AcceptOptions.defaults().raw().qp(caps())));
+                AcceptOptions o = AcceptOptions.defaults().raw().qp(caps());
+                accepted.add(request.accept(node, ackTimeout < 0 ? o : o.ackTimeout(ackTimeout)));
                 all.countDown();
             }
         });
@@ -230,6 +248,12 @@ public final class Ucmatose {
         ConnectOptions.Builder options = ConnectOptions.builder().raw().qp(caps());
         if (bind != null) {
             options.source(new InetSocketAddress(InetAddress.getByName(bind), 0));
+        }
+        if (tos >= 0) {
+            options.typeOfService(tos);
+        }
+        if (ackTimeout >= 0) {
+            options.ackTimeout(ackTimeout);
         }
         System.out.println("ucmatose: connecting");
         long t0 = System.nanoTime();
