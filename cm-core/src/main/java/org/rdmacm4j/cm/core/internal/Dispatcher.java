@@ -794,6 +794,9 @@ public final class Dispatcher implements CmPort.EventSink {
         for (LockstepGate g : List.copyOf(gates.values())) {
             for (LockstepGate.Held h : g.overdue(now)) {
                 IdDriver d = h.driver();
+                if (d.lockstep != g || g.heldOf(d) != h) {
+                    continue;   // released meanwhile by another party's leaving: no longer waiting
+                }
                 IdDriver.Owed o = d.owed.get(d.openRequest);
                 if (o != null) {
                     o.future().completeExceptionally(new ConnectTimeoutException(d.name()
