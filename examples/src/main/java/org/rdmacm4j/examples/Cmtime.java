@@ -4,7 +4,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -34,9 +33,6 @@ import org.rdmacm4j.cm.statemachine.RetryPolicy;
  * seconds) and exits.
  */
 public final class Cmtime {
-    private static final String[] STEPS = {"create id", "bind addr", "resolve addr", "resolve route", "create qp",
-        "connect", "disconnect", "destroy"};
-    private static final String[] NOTE = {"a", "b", null, null, null, null, null, null};
     private static final QpCapabilities CMTIME_QP = new QpCapabilities(1, 1, 1, 1, 0, 2); // cmtime's QP caps
 
     private static final String USAGE = """
@@ -165,19 +161,13 @@ public final class Cmtime {
                     cs[i].history().forEach(e -> System.out.println("history of connection " + i + ": " + e));
                 }
             }
-            long[][][] spans = new long[STEPS.length][n][]; // [step][conn] = {absolute start, absolute end}
+            CmtimeTable table = new CmtimeTable(n);
             for (int i = 0; i < n; i++) {
                 if (cs[i] != null) {
-                    timeline(cs[i].history(), origin[i], spans, i, lockstep);
+                    table.add(i, cs[i].history(), origin[i], lockstep);
                 }
             }
-            System.out.println("step              total ms     max ms     min us  us / conn");
-            for (int s = 0; s < STEPS.length; s++) {
-                if (s == 1 && bind == null) {
-                    continue;   // cmtime prints "bind addr" only with -b
-                }
-                row(STEPS[s], NOTE[s], spans[s], n);
-            }
+            table.print(bind != null);
             System.out.printf("connections/s: connect %.1f (%d in %.2f ms), connect + close %.1f (%.2f ms)%n",
                     (n - failed) / ((connected - start) / 1e9), n - failed, (connected - start) / 1e6,
                     (n - failed) / ((done - start) / 1e9), (done - start) / 1e6);
@@ -188,61 +178,5 @@ public final class Cmtime {
                 create qp: the QP, CQ and channel are created, and rdma_resolve_route issued, in one dispatcher step""");
         }
         return failed;
-    }
-
-    /** Places one connection's steps on the common clock: origin + the history's elapsed times. */
-    private static void timeline(List<HistoryEntry> h, long origin, long[][][] spans, int i, boolean lockstep) {
-        int a = find(h, 0, "ADDR_RESOLVED"), q = find(h, a, "calls succeeded"), r = find(h, a, "ROUTE_RESOLVED");
-        int e = find(h, r, "ESTABLISHED"), c = find(h, e, "close"), d = find(h, c, "DISCONNECTED");
-        int end = h.getLast().phase().equals("CLOSED") ? h.size() - 1 : -1;
-        q = q < r ? q : -1;   // the QP is created, and rdma_resolve_route issued, by the step after ADDR_RESOLVED
-        if (lockstep && find(h, 0, "connect") >= 0) {   // connect() called until the first step opened for all
-            spans[0][i] = new long[] {origin, origin + h.get(find(h, 0, "connect")).elapsedNanos()};
-        }
-        put(spans[2], i, origin, h, find(h, 0, "connect"), a);
-        put(spans[4], i, origin, h, a, q);
-        put(spans[3], i, origin, h, q >= 0 ? q : a, r);
-        put(spans[5], i, origin, h, r, e);
-        put(spans[6], i, origin, h, c, d);
-        put(spans[7], i, origin, h, d, end);
-    }
-
-    /** The index of the first entry at or after {@code from} whose input starts with {@code input}, or -1. */
-    private static int find(List<HistoryEntry> h, int from, String input) {
-        for (int i = Math.max(from, 0); from >= 0 && i < h.size(); i++) {
-            if (h.get(i).input().startsWith(input)) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    private static void put(long[][] step, int i, long origin, List<HistoryEntry> h, int from, int to) {
-        if (from >= 0 && to > from) {
-            step[i] = new long[] {origin + h.get(from).elapsedNanos(), origin + h.get(to).elapsedNanos()};
-        }
-    }
-
-    /** cmtime's row: total ms (union of the connections' intervals), max ms, min us, us / conn. */
-    private static void row(String name, String note, long[][] spans, int n) {
-        long[][] s = Arrays.stream(spans).filter(x -> x != null).sorted((x, y) -> Long.compare(x[0], y[0]))
-                .toArray(long[][]::new);
-        if (s.length == 0) {
-            System.out.printf("%-13s: %11s%11s%11s%11s%s%n", name, "-", "-", "-", "-", note == null ? "" : "  (" + note + ")");
-            return;
-        }
-        long total = 0, max = 0, min = Long.MAX_VALUE, curStart = s[0][0], curEnd = s[0][1];
-        for (long[] x : s) {
-            max = Math.max(max, x[1] - x[0]);
-            min = Math.min(min, x[1] - x[0]);
-            if (x[0] > curEnd) {
-                total += curEnd - curStart;
-                curStart = x[0];
-            }
-            curEnd = Math.max(curEnd, x[1]);
-        }
-        total += curEnd - curStart;
-        System.out.printf("%-13s: %11.2f%11.2f%11.2f%11.2f%n", name, total / 1e6, max / 1e6, min / 1e3,
-                total / 1e3 / n);
     }
 }

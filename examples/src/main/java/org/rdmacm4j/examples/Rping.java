@@ -1,16 +1,15 @@
 package org.rdmacm4j.examples;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+import static org.rdmacm4j.examples.RpingWire.BE32;
+import static org.rdmacm4j.examples.RpingWire.BE64;
+import static org.rdmacm4j.examples.RpingWire.pattern;
+import static org.rdmacm4j.examples.RpingWire.text;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.*;
 import org.rdmacm4j.cm.core.*;
@@ -38,8 +37,6 @@ public final class Rping {
     private static String address, source;
     private static int port, count, size;
 
-    private static final ValueLayout.OfLong BE64 = JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfInt BE32 = JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     /** A completion (opcode, status, a RECV's bytes) or the end of the connection (opcode null). */
     private record Event(WcOpcode opcode, WcStatus status, byte[] received, String why) { }
@@ -229,24 +226,6 @@ public final class Rping {
             rq.close();
             arena.close();
         }
-    }
-
-    static byte[] pattern(int ping, int size) {
-        byte[] head = ("rdma-ping-" + ping + ": ").getBytes(StandardCharsets.US_ASCII);
-        byte[] b = new byte[size];
-        for (int i = 0, c = 65 + ping % 58; i < size; i++) {
-            if (i < head.length) { b[i] = head[i]; continue; }
-            b[i] = (byte) c;
-            c = c == 122 ? 65 : c + 1;
-        }
-        b[size - 1] = 0;
-        return b;
-    }
-
-    private static String text(MemorySegment s) {
-        long n = 0;
-        while (n < s.byteSize() && s.get(JAVA_BYTE, n) != 0) n++;
-        return new String(s.asSlice(0, n).toArray(JAVA_BYTE), StandardCharsets.US_ASCII);
     }
 
     private static void debug(String format, Object... args) {
