@@ -26,7 +26,9 @@ serve() {
   local wait_for="$1"; shift
   server_log="${logs}/server-$RANDOM.log"
   echo "\$ $* &"
-  "$@" > "${server_log}" 2>&1 &
+  # Line-buffered: rdma-core's tools write to the file through stdio, which would hold their lines
+  # (mckey's "joined") until they exit.
+  stdbuf -oL -eL "$@" > "${server_log}" 2>&1 &
   server_pid=$!
   for _ in $(seq 600); do
     if [[ "${wait_for}" == "~"* ]]; then
