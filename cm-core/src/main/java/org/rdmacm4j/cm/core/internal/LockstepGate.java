@@ -100,10 +100,6 @@ final class LockstepGate {
                 .toList();
     }
 
-    boolean holdsAny() {
-        return !held.isEmpty();
-    }
-
     private boolean open(Step step) {
         return reached[step.ordinal()] >= parties;
     }
