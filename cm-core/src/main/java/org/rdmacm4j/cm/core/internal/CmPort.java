@@ -157,8 +157,11 @@ public interface CmPort extends AutoCloseable {
         throw unsupported("rdma_accept");
     }
 
-    /** {@code rdma_join_multicast}: MULTICAST_JOIN or MULTICAST_ERROR follows, naming {@code group}. */
-    default void joinMulticast(NativeId id, String group) {
+    /**
+     * {@code rdma_join_multicast_ex}: MULTICAST_JOIN or MULTICAST_ERROR follows, naming {@code group}.
+     * {@code sendOnly}: RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER (the QP is not attached).
+     */
+    default void joinMulticast(NativeId id, String group, boolean sendOnly) {
         throw unsupported("rdma_join_multicast");
     }
 

@@ -14,6 +14,10 @@ final class MembershipImpl extends DatagramPath.TargetHandle implements Membersh
     private final int qkey;
     private final DatagramEndpointImpl endpoint;
     volatile CompletableFuture<Void> leaving;
+    /** Dispatcher thread: re-joins in a row since the last MULTICAST_JOIN (the RejoinPolicy's count). */
+    int rejoinAttempts;
+    /** Dispatcher thread: left after a MULTICAST_ERROR, a re-join waits for its backoff. */
+    boolean rejoinPending;
 
     MembershipImpl(AddressHandle ah, DatagramPath path, DatagramEndpointImpl endpoint, InetAddress group,
                    JoinOptions options, int qpn, int qkey) {

@@ -21,6 +21,7 @@ import org.rdmacm4j.verbs.cm.CmEvent;
 import org.rdmacm4j.verbs.cm.CmEventChannel;
 import org.rdmacm4j.verbs.cm.CmId;
 import org.rdmacm4j.verbs.cm.ConnParam;
+import org.rdmacm4j.verbs.cm.McJoinFlag;
 import org.rdmacm4j.verbs.cm.PortSpace;
 import org.rdmacm4j.verbs.ibv.AsyncEvent;
 import org.rdmacm4j.verbs.ibv.CompletionChannel;
@@ -354,17 +355,18 @@ public final class VerbsCmPort implements CmPort {
     }
 
     @Override
-    public void joinMulticast(NativeId nid, String group) {
+    public void joinMulticast(NativeId nid, String group, boolean sendOnly) {
         VerbsId id = v(nid);
         try {
             id.groups.put(group, null);
-            id.cmId.joinMulticast(new InetSocketAddress(java.net.InetAddress.getByName(group), 0));
+            id.cmId.joinMulticast(new InetSocketAddress(java.net.InetAddress.getByName(group), 0),
+                    sendOnly ? McJoinFlag.SENDONLY_FULLMEMBER : McJoinFlag.FULLMEMBER);
         } catch (RdmaException e) {
             id.groups.remove(group);
             throw failed(e);
         } catch (java.net.UnknownHostException e) {
             id.groups.remove(group);
-            throw new PortCallException("rdma_join_multicast", 22, "not an address: " + group, e);
+            throw new PortCallException("rdma_join_multicast_ex", 22, "not an address: " + group, e);
         }
     }
 
