@@ -148,7 +148,7 @@ public interface CmPort extends AutoCloseable {
      * Creates a UD QP on a UD id, with its CQ, completion channel and datagram channel (receives
      * posted), registered with a completion poller. On failure, rolls back what it created.
      */
-    default DatagramPath createUdQp(NativeId id, int receives, int sends) {
+    default DatagramPath createUdQp(NativeId id, org.rdmacm4j.cm.core.DatagramOptions options) {
         throw unsupported("rdma_create_qp");
     }
 

@@ -763,8 +763,7 @@ public final class Dispatcher implements CmPort.EventSink {
             case Action.ResolveAddr r -> port.resolveAddr(d.nativeId, d.source, d.destination, r.timeoutMs());
             case Action.ResolveRoute r -> port.resolveRoute(d.nativeId, r.timeoutMs());
             case Action.CreateQp c when d.kind == IdDriver.Kind.DATAGRAM -> {
-                DatagramPath p = port.createUdQp(d.nativeId, d.endpoint.options.receiveBuffers(),
-                        d.endpoint.options.sendBuffers());
+                DatagramPath p = port.createUdQp(d.nativeId, d.endpoint.options);
                 p.bind(d.endpoint);
                 d.endpoint.path = p;
             }

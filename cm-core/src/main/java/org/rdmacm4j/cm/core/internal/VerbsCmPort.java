@@ -309,8 +309,10 @@ public final class VerbsCmPort implements CmPort {
     }
 
     @Override
-    public DatagramPath createUdQp(NativeId nid, int receives, int sends) {
+    public DatagramPath createUdQp(NativeId nid, org.rdmacm4j.cm.core.DatagramOptions options) {
         VerbsId id = v(nid);
+        int receives = options.receiveBuffers();
+        int sends = options.sendBuffers();
         if (id.qp != null) {
             return id.datagramPath;
         }
@@ -322,7 +324,8 @@ public final class VerbsCmPort implements CmPort {
             id.channel.setNonBlocking(true);
             id.cq = dev.context.createCq(receives + sends, id.channel, 0);
             id.qp = id.cmId.createQp(dev.pd, QpInitAttributes.of(QpType.UD, id.cq, id.cq, sends, receives, 1, 0));
-            id.datagramPath = new DatagramPath(id.qp, dev.pd, dev.pool, port, mtu, receives, sends);
+            id.datagramPath = new DatagramPath(id.qp, dev.pd, dev.pool, port, mtu, receives, sends,
+                    options.maxQueuedSends());
         } catch (RuntimeException e) {
             if (id.qp != null) {
                 closeQuietly(id.qp);
