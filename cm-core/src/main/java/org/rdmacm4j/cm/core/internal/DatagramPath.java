@@ -52,8 +52,9 @@ final class DatagramPath implements CompletionPoller.Sink {
     private final SlotPool pool;
     private final SlotPool.Slot[] recvSlots;
     private final SlotPool.Slot[] sendSlots;
-    private final RecvRequests recv = RecvRequests.allocate(1, 1);   // poller thread (and setup)
-    private final SendRequests send = SendRequests.allocate(1, 1);   // under the lock
+    private final RecvRequests recv;   // poller thread (and setup)
+    private final SendRequests send;   // under the lock
+    private final int qpNum;
     private final CmFuture<?>[] sendFutures;
     private final int maxQueued;
     private final ArrayDeque<Pending> queue = new ArrayDeque<>();                 // under the lock
@@ -74,10 +75,13 @@ final class DatagramPath implements CompletionPoller.Sink {
                  int maxQueuedSends) {
         this.maxQueued = maxQueuedSends;
         this.qp = qp;
+        this.qpNum = qp.qpNum();
         this.pd = pd;
         this.pool = pool;
         this.portNumber = portNumber;
         this.mtu = mtu;
+        this.recv = RecvRequests.allocate(1, 1);
+        this.send = SendRequests.allocate(1, 1);
         this.recvSlots = pool.lease(receives, mtu + GRH);
         this.sendSlots = pool.lease(sends, mtu);
         this.sendFutures = new CmFuture<?>[sends];
@@ -91,6 +95,31 @@ final class DatagramPath implements CompletionPoller.Sink {
         }
     }
 
+    /**
+     * A path with no QP, no buffers and no address handles, for the dispatcher's host tests
+     * (FakeCmPort): it tracks targets and groups like a real one; every send finds the queue full
+     * (no buffer, no queue) and fails typed, and nothing is ever received.
+     */
+    static DatagramPath detached(int qpNum, int mtu) {
+        return new DatagramPath(qpNum, mtu);
+    }
+
+    private DatagramPath(int qpNum, int mtu) {
+        this.qp = null;
+        this.qpNum = qpNum;
+        this.pd = null;
+        this.pool = null;
+        this.portNumber = 1;
+        this.mtu = mtu;
+        this.recv = null;
+        this.send = null;
+        this.recvSlots = new SlotPool.Slot[0];
+        this.sendSlots = new SlotPool.Slot[0];
+        this.sendFutures = new CmFuture<?>[0];
+        this.freeSendSlots = new int[0];
+        this.maxQueued = 0;
+    }
+
     void bind(DatagramEndpointImpl endpoint) {
         this.owner = endpoint;
     }
@@ -100,7 +129,7 @@ final class DatagramPath implements CompletionPoller.Sink {
     }
 
     int qpNumber() {
-        return qp.qpNum();
+        return qpNum;
     }
 
     /**
@@ -131,9 +160,9 @@ final class DatagramPath implements CompletionPoller.Sink {
             return qkey;
         }
 
-        /** Destroys the AH once (dispatcher thread, or the endpoint's release). */
+        /** Destroys the AH once (dispatcher thread, or the endpoint's release); a detached path's targets have none. */
         void destroy() {
-            if (path.handles.remove(this)) {
+            if (path.handles.remove(this) && ah != null) {
                 try {
                     ah.close();
                 } catch (RuntimeException e) {
@@ -198,7 +227,7 @@ final class DatagramPath implements CompletionPoller.Sink {
         SlotPool.Slot s = sendSlots[slot];
         int length = (int) data.byteSize();
         MemorySegment.copy(data, 0, s.segment(), 0, length);
-        send.set(0, SEND | slot, WrOpcode.SEND_WITH_IMM, SendFlags.SIGNALED).immData(0, qp.qpNum())
+        send.set(0, SEND | slot, WrOpcode.SEND_WITH_IMM, SendFlags.SIGNALED).immData(0, qpNum)
                 .ud(0, to.ah, to.queuePairNumber(), to.qkey());
         if (length > 0) {
             send.sge(0, 0, s.address(), length, s.lkey());
@@ -288,7 +317,7 @@ final class DatagramPath implements CompletionPoller.Sink {
 
     /** Not a loopback of our own datagram to a group that asked for none. */
     private boolean deliverable(WorkCompletions wc, int i, MemorySegment buf) {
-        if (noLoopback.isEmpty() || wc.srcQp(i) != qp.qpNum() || (wc.flags(i) & WcFlags.GRH) == 0) {
+        if (noLoopback.isEmpty() || wc.srcQp(i) != qpNum || (wc.flags(i) & WcFlags.GRH) == 0) {
             return true;
         }
         InetAddress dst = grhAddress(buf, false);
@@ -447,9 +476,11 @@ final class DatagramPath implements CompletionPoller.Sink {
         for (TargetHandle h : List.copyOf(handles)) {
             h.destroy();
         }
-        pool.release(recvSlots);
-        pool.release(sendSlots);
-        recv.close();
-        send.close();
+        if (pool != null) {   // null: detached (host tests)
+            pool.release(recvSlots);
+            pool.release(sendSlots);
+            recv.close();
+            send.close();
+        }
     }
 }
