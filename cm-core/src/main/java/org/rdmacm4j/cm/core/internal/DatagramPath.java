@@ -141,6 +141,8 @@ final class DatagramPath implements CompletionPoller.Sink {
         final DatagramPath path;
         private final int qpn;
         private final int qkey;
+        /** Set by the owner's close() at once, so the target reads as closed before the dispatcher destroyed the AH. */
+        private volatile boolean closed;
 
         TargetHandle(AddressHandle ah, DatagramPath path, int qpn, int qkey) {
             this.ah = ah;
@@ -171,8 +173,13 @@ final class DatagramPath implements CompletionPoller.Sink {
             }
         }
 
+        /** The owner closed it: no send may use it from now on; the AH is destroyed on the dispatcher. */
+        void markClosed() {
+            closed = true;
+        }
+
         boolean destroyed() {
-            return !path.handles.contains(this);
+            return closed || !path.handles.contains(this);
         }
     }
 

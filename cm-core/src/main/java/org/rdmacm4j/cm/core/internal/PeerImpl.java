@@ -26,7 +26,9 @@ final class PeerImpl extends DatagramPath.TargetHandle implements DatagramPeer {
     @Override
     public void close() {
         DatagramEndpointImpl ep = path.endpoint();
-        if (ep == null || destroyed()) {
+        boolean wasClosed = destroyed();
+        markClosed();
+        if (ep == null || wasClosed) {
             destroy();
             return;
         }

@@ -216,7 +216,7 @@ public final class VerbsCmPort implements CmPort {
         if (e.ud() != null) {
             String group = "";
             if (type == CmEventType.MULTICAST_JOIN || type == CmEventType.MULTICAST_ERROR) {
-                group = groupOf(id, e.ud());
+                group = groupOf(id, e.ud(), type == CmEventType.MULTICAST_ERROR);
                 if (type == CmEventType.MULTICAST_JOIN && id.groups.containsKey(group)) {
                     id.groups.put(group, e.ud());
                 }
@@ -232,9 +232,13 @@ public final class VerbsCmPort implements CmPort {
     /**
      * The group a MULTICAST_JOIN/ERROR is about: librdmacm hands back the join context, which
      * verbs does not pass, so match the address vector's destination GID (the group's MGID; an
-     * IPv4-mapped GID on RoCE) against the groups joined on the id, or take the only one.
+     * IPv4-mapped GID on RoCE) against the groups joined on the id. A MULTICAST_ERROR carries no
+     * address vector: it is the oldest join still unanswered (the kernel answers joins in order;
+     * on RoCE an error is only ever the answer to a join, cma_iboe_join_multicast), else the
+     * only group. (An IB error for one of several joined groups stays unattributed: that needs the
+     * join context, which verbs does not pass.)
      */
-    private static String groupOf(VerbsId id, org.rdmacm4j.verbs.cm.UdParam ud) {
+    private static String groupOf(VerbsId id, org.rdmacm4j.verbs.cm.UdParam ud, boolean error) {
         if (ud.ahAttr() != null && ud.ahAttr().dgid() != null) {
             byte[] gid = ud.ahAttr().dgid().raw();
             for (String g : id.groups.keySet()) {
@@ -245,6 +249,13 @@ public final class VerbsCmPort implements CmPort {
                     }
                 } catch (java.net.UnknownHostException ignored) {
                     // group names are literal addresses
+                }
+            }
+        }
+        if (error) {
+            for (var entry : id.groups.entrySet()) {
+                if (entry.getValue() == null) {
+                    return entry.getKey();
                 }
             }
         }
