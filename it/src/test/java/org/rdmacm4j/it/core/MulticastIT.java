@@ -34,9 +34,6 @@ import org.rdmacm4j.it.support.SoftRoce;
  */
 @org.rdmacm4j.it.support.SoftRoceTest
 class MulticastIT {
-    private static final int TOOL_MESSAGES = 10;   // mckey's default -C
-    private static final int TOOL_SIZE = 100;      // and -S
-
     @Test
     void sendOnlyMemberReachesAFullMemberAndReceivesNothing() throws Exception {
         InetAddress group = InetAddress.getByName("239.1.3.1");
@@ -78,52 +75,14 @@ class MulticastIT {
 
     @Test
     void mckeyReceiverWithOurSendOnlySender() throws Exception {
-        InetAddress group = InetAddress.getByName("239.1.3.2");
-        Recorder rec = new Recorder();
-        try (ExternalProcess mckey = ExternalProcess.start("mckey", "-m", group.getHostAddress(),
-                "-b", SoftRoce.SERVER_ADDR);
-             RdmaCm cm = RdmaCm.open()) {
-            DatagramEndpoint ep = cm.openDatagram(addr(SoftRoce.CLIENT_ADDR, 0), DatagramOptions.defaults(), rec);
-            Membership m = await(ep.join(group, JoinOptions.defaults().withSendOnly(true)));
-            long deadline = System.nanoTime() + Duration.ofSeconds(40).toNanos();
-            int sent = 0;
-            // mckey joins, sleeps 3 s, then waits for 10 datagrams: keep sending until it is done.
-            while (mckey.isAlive() && System.nanoTime() < deadline) {
-                await(ep.send(m, pattern(TOOL_SIZE, sent++)));
-                Thread.sleep(50);
-            }
-            ExternalProcess.Result r = mckey.await(Duration.ofSeconds(5));
-            System.out.println("MulticastIT: mckey receiver after " + sent + " send-only datagrams: " + r);
-            assertThat(r.timedOut()).isFalse();
-            assertThat(r.exitCode()).as("mckey receiver: %s", r).isZero();
-            assertThat(rec.got).as("a send-only member receives nothing").isEmpty();
-            await(ep.close());
-        }
+        Recorder ours = DatagramIT.weSendToAnMckeyReceiver(InetAddress.getByName("239.1.3.2"),
+                JoinOptions.defaults().withSendOnly(true));
+        assertThat(ours.got).as("a send-only member receives nothing").isEmpty();
     }
 
     @Test
     void mckeySendOnlySenderWithUsAsReceiver() throws Exception {
-        InetAddress group = InetAddress.getByName("239.1.3.3");
-        Recorder rec = new Recorder();
-        try (RdmaCm cm = RdmaCm.open()) {
-            DatagramEndpoint ep = cm.openDatagram(addr(SoftRoce.SERVER_ADDR, 0), DatagramOptions.defaults(), rec);
-            await(ep.join(group));
-            ExternalProcess.Result r = ExternalProcess.run(Duration.ofSeconds(60), "mckey", "-m",
-                    group.getHostAddress(), "-b", SoftRoce.CLIENT_ADDR, "-s", "-o");
-            System.out.println("MulticastIT: mckey -s -o: " + r);
-            assertThat(r.timedOut()).isFalse();
-            assertThat(r.exitCode()).as("mckey -s -o: %s", r).isZero();
-            List<Got> all = new ArrayList<>();
-            for (int i = 0; i < TOOL_MESSAGES; i++) {
-                all.add(rec.next());
-            }
-            assertThat(all).allSatisfy(g -> {
-                assertThat(g.data()).hasSize(TOOL_SIZE);
-                assertThat(g.toGroup()).isTrue();
-                assertThat(g.imm()).isEqualTo(g.srcQp());
-            });
-            await(ep.close());
-        }
+        DatagramIT.mckeySendsToOurMember(InetAddress.getByName("239.1.3.3"), "-o");
     }
 
     /**
