@@ -53,12 +53,24 @@ public interface DatagramEndpoint {
 
     /**
      * Sends one datagram to a peer or a group (copied before this returns). Completes when the send
-     * completion arrives; datagrams may be lost (UD), and no one acknowledges them.
+     * completion arrives; datagrams may be lost (UD), and no one acknowledges them. While all
+     * {@link DatagramOptions#sendBuffers()} are in flight, a copy waits in a queue (in order) bounded by
+     * {@link DatagramOptions#maxQueuedSends()}; beyond it the future fails at once with
+     * {@link DataPathException} ("send queue full"), as {@link RdmaConnection#send} does.
      *
      * @throws IllegalArgumentException if larger than {@link #maxDatagramSize()}, or the target is
      *                                  closed or belongs to another endpoint
      */
     CompletableFuture<Void> send(DatagramTarget to, MemorySegment datagram);
+
+    /**
+     * {@link #send(DatagramTarget, MemorySegment)} without a future: true if the datagram was posted
+     * or queued, false if the queue is full or the endpoint is closing (as {@link RdmaConnection#offer}).
+     * A send that fails later is logged, not reported.
+     *
+     * @throws IllegalArgumentException as {@link #send(DatagramTarget, MemorySegment)}
+     */
+    boolean offer(DatagramTarget to, MemorySegment datagram);
 
     /** {@link #send(DatagramTarget, MemorySegment)} of {@code datagram}'s bytes. */
     CompletableFuture<Void> send(DatagramTarget to, byte[] datagram);

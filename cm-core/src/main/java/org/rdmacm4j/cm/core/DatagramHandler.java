@@ -1,7 +1,6 @@
 package org.rdmacm4j.cm.core;
 
 import java.lang.foreign.MemorySegment;
-import java.net.InetAddress;
 
 /**
  * What a {@link DatagramEndpoint} tells the application. {@link #onDatagram} runs on the completion
@@ -16,13 +15,24 @@ public interface DatagramHandler {
      */
     void onDatagram(DatagramEndpoint endpoint, DatagramSender from, MemorySegment data);
 
-    /** MULTICAST_ERROR for a group that could not be re-joined (the policy's re-joins used up); the membership is left. */
-    default void onMembershipLost(DatagramEndpoint endpoint, InetAddress group, int status) { }
+    /**
+     * MULTICAST_ERROR on a joined group (or a re-join that failed at once). The group was left;
+     * {@code error.rejoining()} says whether its {@link JoinOptions#rejoin() RejoinPolicy} joins it
+     * again (then {@link #onMembershipRejoined} or another error follows) or gave up (then
+     * {@link #onMembershipLost} follows).
+     */
+    default void onMembershipError(DatagramEndpoint endpoint, Membership membership, MulticastException error) { }
 
-    /** A group was re-joined after a MULTICAST_ERROR. */
-    default void onMembershipRejoined(DatagramEndpoint endpoint, InetAddress group) { }
+    /** The group was joined again after a MULTICAST_ERROR; {@code membership} is usable as before. */
+    default void onMembershipRejoined(DatagramEndpoint endpoint, Membership membership) { }
 
-    /** ADDR_CHANGE on the endpoint's id. */
+    /** The re-join policy is used up (or is {@link RejoinPolicy#never()}): the membership is left for good. */
+    default void onMembershipLost(DatagramEndpoint endpoint, Membership membership, MulticastException error) { }
+
+    /**
+     * ADDR_CHANGE on the endpoint's id (e.g. a bonding failover): the endpoint stays open; groups and
+     * peers resolved before may need to be joined or resolved again.
+     */
     default void onAddressChanged(DatagramEndpoint endpoint) { }
 
     /** The endpoint failed (QP error, device removed, a failed native call); it is being closed. */

@@ -294,16 +294,27 @@ class DatagramIT {
 
     @Test
     void mckeySenderWithUsAsReceiver() throws Exception {
-        InetAddress group = InetAddress.getByName("239.1.2.4");
+        mckeySendsToOurMember(InetAddress.getByName("239.1.2.4"));
+    }
+
+    @Test
+    void mckeyReceiverWithUsAsSender() throws Exception {
+        weSendToAnMckeyReceiver(InetAddress.getByName("239.1.2.5"), JoinOptions.defaults());
+    }
+
+    /** {@code mckey -s [extra]} sends its 10 datagrams to {@code group}; our full member gets them all. */
+    static void mckeySendsToOurMember(InetAddress group, String... extra) throws Exception {
         Recorder rec = new Recorder();
         try (RdmaCm cm = RdmaCm.open()) {
             DatagramEndpoint ep = cm.openDatagram(addr(SoftRoce.SERVER_ADDR, 0), DatagramOptions.defaults(), rec);
             await(ep.join(group));
-            ExternalProcess.Result r = ExternalProcess.run(Duration.ofSeconds(60), "mckey", "-m", group.getHostAddress(),
-                    "-b", SoftRoce.CLIENT_ADDR, "-s");
-            System.out.println("DatagramIT: mckey sender: " + r);
+            List<String> command = new ArrayList<>(List.of("mckey", "-m", group.getHostAddress(),
+                    "-b", SoftRoce.CLIENT_ADDR, "-s"));
+            command.addAll(List.of(extra));
+            ExternalProcess.Result r = ExternalProcess.run(Duration.ofSeconds(60), command.toArray(String[]::new));
+            System.out.println("mckey sender: " + r);
             assertThat(r.timedOut()).isFalse();
-            assertThat(r.exitCode()).as("mckey -s: %s", r).isZero();
+            assertThat(r.exitCode()).as("mckey sender: %s", r).isZero();
             List<Got> all = new ArrayList<>();
             for (int i = 0; i < TOOL_MESSAGES; i++) {
                 all.add(rec.next());
@@ -317,15 +328,17 @@ class DatagramIT {
         }
     }
 
-    @Test
-    void mckeyReceiverWithUsAsSender() throws Exception {
-        InetAddress group = InetAddress.getByName("239.1.2.5");
+    /**
+     * An mckey receiver (full member) on {@code group} gets its 10 datagrams from our member joined
+     * with {@code options}. Returns what our member received meanwhile.
+     */
+    static Recorder weSendToAnMckeyReceiver(InetAddress group, JoinOptions options) throws Exception {
         Recorder rec = new Recorder();
         try (ExternalProcess mckey = ExternalProcess.start("mckey", "-m", group.getHostAddress(),
                 "-b", SoftRoce.SERVER_ADDR);
              RdmaCm cm = RdmaCm.open()) {
             DatagramEndpoint ep = cm.openDatagram(addr(SoftRoce.CLIENT_ADDR, 0), DatagramOptions.defaults(), rec);
-            Membership m = await(ep.join(group));
+            Membership m = await(ep.join(group, options));
             long deadline = System.nanoTime() + Duration.ofSeconds(40).toNanos();
             int sent = 0;
             // mckey joins, sleeps 3 s, then waits for 10 datagrams: keep sending until it is done.
@@ -334,10 +347,11 @@ class DatagramIT {
                 Thread.sleep(50);
             }
             ExternalProcess.Result r = mckey.await(Duration.ofSeconds(5));
-            System.out.println("DatagramIT: mckey receiver after " + sent + " datagrams: " + r);
+            System.out.println("mckey receiver after " + sent + " datagrams from " + options + ": " + r);
             assertThat(r.timedOut()).isFalse();
             assertThat(r.exitCode()).as("mckey receiver: %s", r).isZero();
             await(ep.close());
         }
+        return rec;
     }
 }

@@ -6,9 +6,11 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Arrays;
+import org.rdmacm4j.verbs.internal.CStruct;
 import org.rdmacm4j.verbs.internal.CmLib;
 import org.rdmacm4j.verbs.internal.Decode;
 import org.rdmacm4j.verbs.internal.IbvLib;
@@ -185,6 +187,28 @@ public final class CmId implements AutoCloseable {
         MemorySegment self = open();
         try (Arena arena = Arena.ofConfined()) {
             CmLib.joinMulticast(self, Sockaddrs.write(arena, group));
+        }
+    }
+
+    /**
+     * {@code rdma_join_multicast_ex} with the address and join flags set: MULTICAST_JOIN or
+     * MULTICAST_ERROR follows. With {@link McJoinFlag#SENDONLY_FULLMEMBER} librdmacm does not attach
+     * the QP, so the id may send to the group and receives nothing from it.
+     */
+    public void joinMulticast(InetSocketAddress group, McJoinFlag flag) {
+        Sockaddrs.check(group, "group");
+        if (flag == null) {
+            throw new IllegalArgumentException("flag must not be null");
+        }
+        MemorySegment self = open();
+        try (Arena arena = Arena.ofConfined()) {
+            CStruct l = Layouts.RDMA_CM_JOIN_MC_ATTR_EX;
+            MemorySegment attr = arena.allocate(l.size(), l.alignment());
+            attr.set(ValueLayout.JAVA_INT, l.offset("comp_mask"),
+                    CmLib.RDMA_CM_JOIN_MC_ATTR_ADDRESS | CmLib.RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS);
+            attr.set(ValueLayout.JAVA_INT, l.offset("join_flags"), flag.value());
+            attr.set(ValueLayout.ADDRESS, l.offset("addr"), Sockaddrs.write(arena, group));
+            CmLib.joinMulticastEx(self, attr);
         }
     }
 

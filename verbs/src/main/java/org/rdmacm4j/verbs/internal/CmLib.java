@@ -27,6 +27,9 @@ public final class CmLib {
     public static final int RDMA_OPTION_ID_REUSEADDR = 1;
     public static final int RDMA_OPTION_ID_AFONLY = 2;
     public static final int RDMA_OPTION_ID_ACK_TIMEOUT = 3;
+    // enum rdma_cm_join_mc_attr_mask (rdma_cma.h): which members of rdma_cm_join_mc_attr_ex are set.
+    public static final int RDMA_CM_JOIN_MC_ATTR_ADDRESS = 1;
+    public static final int RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS = 1 << 1;
     /** The Q_Key rdma_cm gives UD QPs of RDMA_PS_UDP ids. */
     public static final int RDMA_UDP_QKEY = 0x01234567;
 
@@ -63,6 +66,8 @@ public final class CmLib {
     private static final MethodHandle DISCONNECT = Native.errno(L, "rdma_disconnect",
             FunctionDescriptor.of(JAVA_INT, ADDRESS));
     private static final MethodHandle JOIN_MULTICAST = Native.errno(L, "rdma_join_multicast",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    private static final MethodHandle JOIN_MULTICAST_EX = Native.errno(L, "rdma_join_multicast_ex",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     private static final MethodHandle LEAVE_MULTICAST = Native.errno(L, "rdma_leave_multicast",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
@@ -241,6 +246,17 @@ public final class CmLib {
             MemorySegment st = Errno.state();
             int rc = (int) JOIN_MULTICAST.invokeExact(st, id, addr, MemorySegment.NULL);
             Native.checkErrno("rdma_join_multicast", rc, st);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** rdma_join_multicast_ex with {@code attr} (a filled struct rdma_cm_join_mc_attr_ex) and a NULL context. */
+    public static void joinMulticastEx(MemorySegment id, MemorySegment attr) {
+        try {
+            MemorySegment st = Errno.state();
+            int rc = (int) JOIN_MULTICAST_EX.invokeExact(st, id, attr, MemorySegment.NULL);
+            Native.checkErrno("rdma_join_multicast_ex", rc, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }

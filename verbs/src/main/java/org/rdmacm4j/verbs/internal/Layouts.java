@@ -256,6 +256,10 @@ public final class Layouts {
             .field("private_data", PTR).field("private_data_len", U8).field("ah_attr", IBV_AH_ATTR)
             .field("qp_num", U32).field("qkey", U32).build();
 
+    /** The argument of rdma_join_multicast_ex. */
+    public static final CStruct RDMA_CM_JOIN_MC_ATTR_EX = CStruct.struct("struct rdma_cm_join_mc_attr_ex")
+            .field("comp_mask", U32).field("join_flags", U32).field("addr", PTR).build();
+
     public static final CStruct RDMA_CM_EVENT = CStruct.struct("struct rdma_cm_event")
             .field("id", PTR).field("listen_id", PTR).field("event", U32).field("status", U32)
             .field("param", CStruct.union("param").field("conn", RDMA_CONN_PARAM)
@@ -269,6 +273,7 @@ public final class Layouts {
                 IBV_COMP_CHANNEL, IBV_CQ, IBV_QP, IBV_QP_CAP, IBV_QP_INIT_ATTR, IBV_GLOBAL_ROUTE,
                 IBV_AH_ATTR, IBV_QP_ATTR, IBV_SGE, IBV_SEND_WR, IBV_RECV_WR, IBV_WC, IBV_SRQ,
                 IBV_SRQ_ATTR, IBV_SRQ_INIT_ATTR, IBV_ASYNC_EVENT, IBV_GRH, IBV_AH, RDMA_IB_ADDR, RDMA_ADDR,
-                RDMA_ROUTE, RDMA_EVENT_CHANNEL, RDMA_CM_ID, RDMA_CONN_PARAM, RDMA_UD_PARAM, RDMA_CM_EVENT);
+                RDMA_ROUTE, RDMA_EVENT_CHANNEL, RDMA_CM_ID, RDMA_CONN_PARAM, RDMA_UD_PARAM, RDMA_CM_JOIN_MC_ATTR_EX,
+                RDMA_CM_EVENT);
     }
 }

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rdmacm4j.verbs.cm.CmEventType;
+import org.rdmacm4j.verbs.cm.McJoinFlag;
 import org.rdmacm4j.verbs.cm.PortSpace;
 import org.rdmacm4j.verbs.ibv.Access;
 import org.rdmacm4j.verbs.ibv.AsyncEventType;
@@ -72,6 +73,9 @@ class LayoutConformanceTest {
         c.put("RDMA_OPTION_ID_AFONLY", (long) CmLib.RDMA_OPTION_ID_AFONLY);
         c.put("RDMA_OPTION_ID_ACK_TIMEOUT", (long) CmLib.RDMA_OPTION_ID_ACK_TIMEOUT);
         c.put("RDMA_UDP_QKEY", (long) CmLib.RDMA_UDP_QKEY);
+        c.put("RDMA_CM_JOIN_MC_ATTR_ADDRESS", (long) CmLib.RDMA_CM_JOIN_MC_ATTR_ADDRESS);
+        c.put("RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS", (long) CmLib.RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS);
+        addEnum(c, McJoinFlag.values(), McJoinFlag::cName, McJoinFlag::value);
         c.put("AF_INET", (long) Sockaddrs.AF_INET);
         c.put("AF_INET6", (long) Sockaddrs.AF_INET6);
         c.put("F_GETFL", (long) Libc.F_GETFL);

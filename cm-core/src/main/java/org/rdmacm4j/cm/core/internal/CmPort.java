@@ -157,7 +157,7 @@ public interface CmPort extends AutoCloseable {
      * Creates a UD QP on a UD id, with its CQ, completion channel and datagram channel (receives
      * posted), registered with a completion poller. On failure, rolls back what it created.
      */
-    default DatagramPath createUdQp(NativeId id, int receives, int sends) {
+    default DatagramPath createUdQp(NativeId id, org.rdmacm4j.cm.core.DatagramOptions options) {
         throw unsupported("rdma_create_qp");
     }
 
@@ -166,8 +166,11 @@ public interface CmPort extends AutoCloseable {
         throw unsupported("rdma_accept");
     }
 
-    /** {@code rdma_join_multicast}: MULTICAST_JOIN or MULTICAST_ERROR follows, naming {@code group}. */
-    default void joinMulticast(NativeId id, String group) {
+    /**
+     * {@code rdma_join_multicast_ex}: MULTICAST_JOIN or MULTICAST_ERROR follows, naming {@code group}.
+     * {@code sendOnly}: RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER (the QP is not attached).
+     */
+    default void joinMulticast(NativeId id, String group, boolean sendOnly) {
         throw unsupported("rdma_join_multicast");
     }
 

@@ -98,15 +98,26 @@ final class DatagramEndpointImpl implements DatagramEndpoint {
     @Override
     public CompletableFuture<Void> send(DatagramTarget to, MemorySegment datagram) {
         Objects.requireNonNull(datagram, "datagram");
+        DatagramPath.TargetHandle h = target(to);
+        CmFuture<Void> f = new CmFuture<>();
+        livePath().send(h, datagram, f);
+        return f;
+    }
+
+    @Override
+    public boolean offer(DatagramTarget to, MemorySegment datagram) {
+        Objects.requireNonNull(datagram, "datagram");
+        return livePath().send(target(to), datagram, null);
+    }
+
+    private DatagramPath.TargetHandle target(DatagramTarget to) {
         if (to == null) {
             throw new IllegalArgumentException("target must not be null");
         }
         if (!(to instanceof DatagramPath.TargetHandle h) || h.path != path) {
             throw new IllegalArgumentException(to + " is not a target of " + this);
         }
-        CmFuture<Void> f = new CmFuture<>();
-        livePath().send(h, to.queuePairNumber(), to.qkey(), datagram, f);
-        return f;
+        return h;
     }
 
     @Override

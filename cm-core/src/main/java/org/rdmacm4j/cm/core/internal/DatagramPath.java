@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -13,6 +14,7 @@ import org.rdmacm4j.cm.core.ConnectionClosedException;
 import org.rdmacm4j.cm.core.DataPathException;
 import org.rdmacm4j.cm.core.DatagramPeer;
 import org.rdmacm4j.cm.core.DatagramSender;
+import org.rdmacm4j.cm.core.DatagramTarget;
 import org.rdmacm4j.verbs.RdmaException;
 import org.rdmacm4j.verbs.ibv.AddressHandle;
 import org.rdmacm4j.verbs.ibv.ProtectionDomain;
@@ -50,9 +52,12 @@ final class DatagramPath implements CompletionPoller.Sink {
     private final SlotPool pool;
     private final SlotPool.Slot[] recvSlots;
     private final SlotPool.Slot[] sendSlots;
-    private final RecvRequests recv = RecvRequests.allocate(1, 1);   // poller thread (and setup)
-    private final SendRequests send = SendRequests.allocate(1, 1);   // under the lock
+    private final RecvRequests recv;   // poller thread (and setup)
+    private final SendRequests send;   // under the lock
+    private final int qpNum;
     private final CmFuture<?>[] sendFutures;
+    private final int maxQueued;
+    private final ArrayDeque<Pending> queue = new ArrayDeque<>();                 // under the lock
     private final int[] freeSendSlots;
     private final SenderView sender = new SenderView();               // poller thread
     /** Address handles made for this endpoint; destroyed at release if still open. */
@@ -66,12 +71,17 @@ final class DatagramPath implements CompletionPoller.Sink {
     private int freeSendCount;
     private boolean released;
 
-    DatagramPath(QueuePair qp, ProtectionDomain pd, SlotPool pool, int portNumber, int mtu, int receives, int sends) {
+    DatagramPath(QueuePair qp, ProtectionDomain pd, SlotPool pool, int portNumber, int mtu, int receives, int sends,
+                 int maxQueuedSends) {
+        this.maxQueued = maxQueuedSends;
         this.qp = qp;
+        this.qpNum = qp.qpNum();
         this.pd = pd;
         this.pool = pool;
         this.portNumber = portNumber;
         this.mtu = mtu;
+        this.recv = RecvRequests.allocate(1, 1);
+        this.send = SendRequests.allocate(1, 1);
         this.recvSlots = pool.lease(receives, mtu + GRH);
         this.sendSlots = pool.lease(sends, mtu);
         this.sendFutures = new CmFuture<?>[sends];
@@ -85,6 +95,31 @@ final class DatagramPath implements CompletionPoller.Sink {
         }
     }
 
+    /**
+     * A path with no QP, no buffers and no address handles, for the dispatcher's host tests
+     * (FakeCmPort): it tracks targets and groups like a real one; every send finds the queue full
+     * (no buffer, no queue) and fails typed, and nothing is ever received.
+     */
+    static DatagramPath detached(int qpNum, int mtu) {
+        return new DatagramPath(qpNum, mtu);
+    }
+
+    private DatagramPath(int qpNum, int mtu) {
+        this.qp = null;
+        this.qpNum = qpNum;
+        this.pd = null;
+        this.pool = null;
+        this.portNumber = 1;
+        this.mtu = mtu;
+        this.recv = null;
+        this.send = null;
+        this.recvSlots = new SlotPool.Slot[0];
+        this.sendSlots = new SlotPool.Slot[0];
+        this.sendFutures = new CmFuture<?>[0];
+        this.freeSendSlots = new int[0];
+        this.maxQueued = 0;
+    }
+
     void bind(DatagramEndpointImpl endpoint) {
         this.owner = endpoint;
     }
@@ -94,23 +129,42 @@ final class DatagramPath implements CompletionPoller.Sink {
     }
 
     int qpNumber() {
-        return qp.qpNum();
+        return qpNum;
     }
 
-    /** An address handle of this endpoint: closed by its owner or at release. */
-    abstract static class TargetHandle {
+    /**
+     * A send target of this endpoint: an address handle with the remote QPN and Q_Key (a peer's, or
+     * a group's 0xFFFFFF). Closed by its owner or at release.
+     */
+    abstract static class TargetHandle implements DatagramTarget {
         final AddressHandle ah;
         final DatagramPath path;
+        private final int qpn;
+        private final int qkey;
+        /** Set by the owner's close() at once, so the target reads as closed before the dispatcher destroyed the AH. */
+        private volatile boolean closed;
 
-        TargetHandle(AddressHandle ah, DatagramPath path) {
+        TargetHandle(AddressHandle ah, DatagramPath path, int qpn, int qkey) {
             this.ah = ah;
             this.path = path;
+            this.qpn = qpn;
+            this.qkey = qkey;
             path.handles.add(this);
         }
 
-        /** Destroys the AH once (dispatcher thread, or the endpoint's release). */
+        @Override
+        public final int queuePairNumber() {
+            return qpn;
+        }
+
+        @Override
+        public final int qkey() {
+            return qkey;
+        }
+
+        /** Destroys the AH once (dispatcher thread, or the endpoint's release); a detached path's targets have none. */
         void destroy() {
-            if (path.handles.remove(this)) {
+            if (path.handles.remove(this) && ah != null) {
                 try {
                     ah.close();
                 } catch (RuntimeException e) {
@@ -119,49 +173,98 @@ final class DatagramPath implements CompletionPoller.Sink {
             }
         }
 
+        /** The owner closed it: no send may use it from now on; the AH is destroyed on the dispatcher. */
+        void markClosed() {
+            closed = true;
+        }
+
         boolean destroyed() {
-            return !path.handles.contains(this);
+            return closed || !path.handles.contains(this);
         }
     }
 
+    /** A datagram waiting for a free send buffer: its own copy, its target, its future (null: offer). */
+    private record Pending(TargetHandle to, byte[] data, CmFuture<Void> future) { }
+
     // ------------------------------------------------------------------ sending (any thread)
 
-    /** Posts one datagram; the future fails (never throws) for a runtime failure. */
-    void send(TargetHandle to, int qpn, int qkey, MemorySegment data, CmFuture<Void> future) {
+    /**
+     * Posts one datagram, or queues a copy while every send buffer is in flight (bounded by
+     * {@code maxQueuedSends}, as the RC message channel's queue). {@code future} null is an offer:
+     * returns false instead of failing when the queue is full. Runtime failures fail the future;
+     * bad input throws.
+     */
+    boolean send(TargetHandle to, MemorySegment data, CmFuture<Void> future) {
         if (data.byteSize() > mtu) {
             throw new IllegalArgumentException("datagram of " + data.byteSize() + " bytes exceeds the endpoint's "
                     + "maximum of " + mtu + " bytes (the port's active MTU)");
         }
         synchronized (this) {
             if (closing || released) {
+                if (future == null) {
+                    return false;
+                }
                 future.completeExceptionally(new ConnectionClosedException(owner + " is closing", List.of()));
-                return;
+                return true;
             }
             if (to.destroyed()) {
                 throw new IllegalArgumentException("the target " + to + " is closed");
             }
-            if (freeSendCount == 0) {
-                future.completeExceptionally(new DataPathException(owner + ": all " + sendSlots.length
-                        + " send buffers are in flight; wait for earlier sends or raise sendBuffers", null, List.of()));
-                return;
+            if (queue.isEmpty() && freeSendCount > 0) {
+                post(to, data, future);
+                return true;
             }
-            int slot = freeSendSlots[--freeSendCount];
-            SlotPool.Slot s = sendSlots[slot];
-            int length = (int) data.byteSize();
-            MemorySegment.copy(data, 0, s.segment(), 0, length);
-            send.set(0, SEND | slot, WrOpcode.SEND_WITH_IMM, SendFlags.SIGNALED).immData(0, qp.qpNum())
-                    .ud(0, to.ah, qpn, qkey);
-            if (length > 0) {
-                send.sge(0, 0, s.address(), length, s.lkey());
+            if (queue.size() >= maxQueued) {
+                if (future == null) {
+                    return false;
+                }
+                future.completeExceptionally(new DataPathException(owner + ": send queue full (" + maxQueued
+                        + " datagrams waiting for one of " + sendSlots.length + " send buffers); slow down or raise "
+                        + "sendBuffers or maxQueuedSends", null, List.of()));
+                return true;
             }
-            try {
-                qp.postSend(send, 1);
-            } catch (RdmaException e) {
-                freeSendSlots[freeSendCount++] = slot;
+            queue.add(new Pending(to, data.toArray(ValueLayout.JAVA_BYTE), future));
+            return true;
+        }
+    }
+
+    /** Copies into a free send buffer and posts (under the lock, a buffer free). */
+    private void post(TargetHandle to, MemorySegment data, CmFuture<Void> future) {
+        int slot = freeSendSlots[--freeSendCount];
+        SlotPool.Slot s = sendSlots[slot];
+        int length = (int) data.byteSize();
+        MemorySegment.copy(data, 0, s.segment(), 0, length);
+        send.set(0, SEND | slot, WrOpcode.SEND_WITH_IMM, SendFlags.SIGNALED).immData(0, qpNum)
+                .ud(0, to.ah, to.queuePairNumber(), to.qkey());
+        if (length > 0) {
+            send.sge(0, 0, s.address(), length, s.lkey());
+        }
+        try {
+            qp.postSend(send, 1);
+        } catch (RdmaException e) {
+            freeSendSlots[freeSendCount++] = slot;
+            if (future != null) {
                 future.completeExceptionally(new DataPathException(owner + ": " + e.getMessage(), null, List.of()));
-                return;
+            } else {
+                LOG.log(Level.WARNING, owner + ": an offered datagram was not posted: " + e.getMessage());
             }
-            sendFutures[slot] = future;
+            return;
+        }
+        sendFutures[slot] = future;
+    }
+
+    /** A send buffer came back: post what waits, in order (under the lock). Targets closed meanwhile fail their datagram. */
+    private void postQueued() {
+        Pending p;
+        while (!closing && freeSendCount > 0 && (p = queue.poll()) != null) {
+            if (p.to.destroyed()) {
+                if (p.future != null) {
+                    p.future.completeExceptionally(new DataPathException(owner + ": the target " + p.to
+                            + " was closed before the queued datagram could be sent", null, List.of()));
+                }
+                continue;
+            }
+            post(p.to, MemorySegment.ofArray(p.data), p.future);
         }
     }
 
@@ -179,6 +282,7 @@ final class DatagramPath implements CompletionPoller.Sink {
                 f = sendFutures[slot];
                 sendFutures[slot] = null;
                 freeSendSlots[freeSendCount++] = slot;
+                postQueued();
             }
             if (f != null) {
                 if (ok) {
@@ -220,7 +324,7 @@ final class DatagramPath implements CompletionPoller.Sink {
 
     /** Not a loopback of our own datagram to a group that asked for none. */
     private boolean deliverable(WorkCompletions wc, int i, MemorySegment buf) {
-        if (noLoopback.isEmpty() || wc.srcQp(i) != qp.qpNum() || (wc.flags(i) & WcFlags.GRH) == 0) {
+        if (noLoopback.isEmpty() || wc.srcQp(i) != qpNum || (wc.flags(i) & WcFlags.GRH) == 0) {
             return true;
         }
         InetAddress dst = grhAddress(buf, false);
@@ -336,8 +440,7 @@ final class DatagramPath implements CompletionPoller.Sink {
         public DatagramPeer replyTarget(int qpn) {
             check();
             AddressHandle ah = pd.createAhFrom(wc, index, buf.asSlice(0, GRH), portNumber);
-            return new PeerImpl(ah, DatagramPath.this, qpn, UDP_QKEY,
-                    null);
+            return new PeerImpl(ah, DatagramPath.this, qpn, UDP_QKEY, null);
         }
 
         @Override
@@ -367,6 +470,12 @@ final class DatagramPath implements CompletionPoller.Sink {
                     sendFutures[i] = null;
                 }
             }
+            for (Pending p : queue) {
+                if (p.future != null) {
+                    failed.add(p.future);
+                }
+            }
+            queue.clear();
         }
         for (CmFuture<?> f : failed) {
             f.completeExceptionally(new ConnectionClosedException(owner + " closed", List.of()));
@@ -374,9 +483,11 @@ final class DatagramPath implements CompletionPoller.Sink {
         for (TargetHandle h : List.copyOf(handles)) {
             h.destroy();
         }
-        pool.release(recvSlots);
-        pool.release(sendSlots);
-        recv.close();
-        send.close();
+        if (pool != null) {   // null: detached (host tests)
+            pool.release(recvSlots);
+            pool.release(sendSlots);
+            recv.close();
+            send.close();
+        }
     }
 }

@@ -379,7 +379,10 @@ public final class Dispatcher implements CmPort.EventSink {
         String name = m.group().getHostAddress();
         submit(f, () -> {
             IdDriver d = ep.main;
-            if (d.retired || d.memberships.get(name) != m) {
+            if (d.retired || d.memberships.get(name) != m || m.rejoinPending) {
+                // Gone already, or left after a MULTICAST_ERROR and waiting for its re-join: nothing
+                // is joined in the kernel, so dropping it also cancels the re-join (see rejoin()).
+                dropMembership(d, name);
                 m.destroy();
                 f.complete(null);
                 return;
@@ -436,8 +439,9 @@ public final class Dispatcher implements CmPort.EventSink {
 
     private ConnectionPolicy udPolicy(boolean sidr, Deadlines deadlines) {
         ConnectOptions o = ConnectOptions.defaults();
+        // No re-joins in the machine: the dispatcher applies each membership's RejoinPolicy (backoff).
         return new ConnectionPolicy(config.defaultTransport(), deadlines, RetryPolicy.never(), o.tuning(), false, false,
-                sidr, 3);
+                sidr, 0);
     }
 
     /** A SIDR request on an endpoint's listener: a UD machine for its id, answered at once. */
@@ -622,6 +626,10 @@ public final class Dispatcher implements CmPort.EventSink {
         while ((e = timers.pollDue(clock.getAsLong())) != null) {
             IdDriver d = e.driver();
             feed(d, new Input.TimerExpired(e.kind(), e.generation()));
+        }
+        Runnable task;
+        while ((task = timers.pollDueTask(clock.getAsLong())) != null) {
+            task.run();
         }
     }
 
@@ -843,8 +851,7 @@ public final class Dispatcher implements CmPort.EventSink {
                 port.resolveRoute(d.nativeId, r.timeoutMs());
             }
             case Action.CreateQp c when d.kind == IdDriver.Kind.DATAGRAM -> {
-                DatagramPath p = port.createUdQp(d.nativeId, d.endpoint.options.receiveBuffers(),
-                        d.endpoint.options.sendBuffers());
+                DatagramPath p = port.createUdQp(d.nativeId, d.endpoint.options);
                 p.bind(d.endpoint);
                 d.endpoint.path = p;
             }
@@ -885,8 +892,9 @@ public final class Dispatcher implements CmPort.EventSink {
                 d.ackTimeout.ifPresent(t -> port.setAckTimeout(d.nativeId, t));
                 port.accept(d.nativeId, a.privateData(), clamp(a.tuning(), port.deviceLimits(d.nativeId)));
             }
-            case Action.JoinMulticast j when d.kind == IdDriver.Kind.DATAGRAM -> port.joinMulticast(d.nativeId, j.group());
-            case Action.JoinMulticast j -> throw new PortCallException("rdma_join_multicast", 95,
+            case Action.JoinMulticast j when d.kind == IdDriver.Kind.DATAGRAM ->
+                    port.joinMulticast(d.nativeId, j.group(), joinOptions(d, j.group()).sendOnly());
+            case Action.JoinMulticast j -> throw new PortCallException("rdma_join_multicast_ex", 95,
                     "multicast needs a UD id; this one is RC", null);
             case Action.Relisten r -> relisten(d);
         }
@@ -1179,11 +1187,14 @@ public final class Dispatcher implements CmPort.EventSink {
             return;
         }
         switch (n) {
-            case Notice.MulticastRejoined m -> datagramCallback(ep, d, h -> h.onMembershipRejoined(ep, address(m.group())));
-            case Notice.MulticastLost m -> {
-                dropMembership(d, m.group());
-                datagramCallback(ep, d, h -> h.onMembershipLost(ep, address(m.group()), m.status()));
+            case Notice.MulticastRejoined m -> {
+                MembershipImpl mem = d.memberships.get(m.group());
+                if (mem != null) {
+                    mem.rejoinAttempts = 0;
+                    datagramCallback(ep, d, h -> h.onMembershipRejoined(ep, mem));
+                }
             }
+            case Notice.MulticastLost m -> multicastLost(ep, d, m);
             case Notice.AddressChanged x -> datagramCallback(ep, d, h -> h.onAddressChanged(ep));
             case Notice.Error e -> {
                 var ex = Failures.forHandler(e.failure(), d.name(), d.historySnapshot());
@@ -1197,12 +1208,52 @@ public final class Dispatcher implements CmPort.EventSink {
         }
     }
 
-    private static java.net.InetAddress address(String group) {
-        try {
-            return java.net.InetAddress.getByName(group);   // a literal: no lookup
-        } catch (java.net.UnknownHostException e) {
-            return null;
+    /**
+     * The machine left a joined group after MULTICAST_ERROR (or a re-join failed at once): the
+     * membership's RejoinPolicy decides. A re-join runs after its backoff as a JoinMulticast without
+     * a future (its MULTICAST_JOIN is MulticastRejoined); leave() or close() during the wait drops
+     * the membership, which the re-join then finds gone.
+     */
+    private void multicastLost(DatagramEndpointImpl ep, IdDriver d, Notice.MulticastLost lost) {
+        MembershipImpl mem = d.memberships.get(lost.group());
+        if (mem == null) {
+            LOG.log(Level.DEBUG, () -> d.name() + ": MULTICAST_ERROR for " + lost.group() + ", not a membership any more");
+            return;
         }
+        org.rdmacm4j.cm.core.RejoinPolicy policy = mem.options().rejoin();
+        boolean again = mem.rejoinAttempts < policy.maxAttempts() && !d.terminal();
+        var error = new org.rdmacm4j.cm.core.MulticastException(d.name() + ": multicast group " + lost.group()
+                + " lost (" + Failures.status(lost.status()) + ")" + (again ? "; re-joining (attempt "
+                + (mem.rejoinAttempts + 1) + " of " + policy.maxAttempts() + ")" : "; not re-joined"),
+                mem.group(), lost.status(), again, d.historySnapshot());
+        datagramCallback(ep, d, h -> h.onMembershipError(ep, mem, error));
+        if (!again) {
+            dropMembership(d, lost.group());
+            datagramCallback(ep, d, h -> h.onMembershipLost(ep, mem, error));
+            return;
+        }
+        mem.rejoinAttempts++;
+        mem.rejoinPending = true;
+        timers.runAt(clock.getAsLong() + policy.backoff(mem.rejoinAttempts).toNanos(), () -> rejoin(d, mem));
+    }
+
+    private void rejoin(IdDriver d, MembershipImpl mem) {
+        String group = mem.group().getHostAddress();
+        if (d.retired || d.terminal() || d.memberships.get(group) != mem || !mem.rejoinPending) {
+            return;   // left or closed during the backoff
+        }
+        mem.rejoinPending = false;
+        feed(d, new Input.Command.JoinMulticast(0, group));
+    }
+
+    /** The options a join of {@code group} on {@code d} runs with: the pending join's, or the membership's on a re-join. */
+    private static org.rdmacm4j.cm.core.JoinOptions joinOptions(IdDriver d, String group) {
+        org.rdmacm4j.cm.core.JoinOptions o = d.joining.get(group);
+        if (o == null) {
+            MembershipImpl m = d.memberships.get(group);
+            o = m != null ? m.options() : org.rdmacm4j.cm.core.JoinOptions.defaults();
+        }
+        return o;
     }
 
     private void datagramCallback(DatagramEndpointImpl ep, IdDriver d,

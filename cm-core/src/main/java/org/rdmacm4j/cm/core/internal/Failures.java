@@ -43,8 +43,9 @@ final class Failures {
                     who + ": " + n.call() + " failed (" + errno(n.errno()) + ")", h);
             case Failure.QueuePairError q -> new ConnectionFailedException(
                     who + ": queue pair error " + q.event(), h);
-            case Failure.MulticastError m -> new ConnectionFailedException(
-                    who + ": multicast group " + m.group() + " lost (" + status(m.status()) + ")", h);
+            case Failure.MulticastError m -> new org.rdmacm4j.cm.core.MulticastException(
+                    who + ": multicast group " + m.group() + " failed (" + status(m.status()) + ")",
+                    group(m.group()), m.status(), false, h);
             case Failure.ListenerFailed l -> new ConnectionFailedException(
                     who + ": the listener could not be re-created (" + errno(l.errno()) + ")", h);
             case Failure.Expired e -> new RequestExpiredException(who + ": " + e.why(), h);
@@ -91,5 +92,14 @@ final class Failures {
     static String counterKey(Throwable t) {
         String base = t.getClass().getSimpleName();
         return t instanceof ConnectionRejectedException r ? base + "/" + r.reason() : base;
+    }
+
+    /** The group of a multicast failure: always a literal, so no lookup. */
+    static java.net.InetAddress group(String literal) {
+        try {
+            return java.net.InetAddress.getByName(literal);
+        } catch (java.net.UnknownHostException e) {
+            return null;
+        }
     }
 }

@@ -10,19 +10,19 @@ import org.rdmacm4j.verbs.ibv.AddressHandle;
 final class MembershipImpl extends DatagramPath.TargetHandle implements Membership {
     private final InetAddress group;
     private final JoinOptions options;
-    private final int qpn;
-    private final int qkey;
     private final DatagramEndpointImpl endpoint;
     volatile CompletableFuture<Void> leaving;
+    /** Dispatcher thread: re-joins in a row since the last MULTICAST_JOIN (the RejoinPolicy's count). */
+    int rejoinAttempts;
+    /** Dispatcher thread: left after a MULTICAST_ERROR, a re-join waits for its backoff. */
+    boolean rejoinPending;
 
     MembershipImpl(AddressHandle ah, DatagramPath path, DatagramEndpointImpl endpoint, InetAddress group,
                    JoinOptions options, int qpn, int qkey) {
-        super(ah, path);
+        super(ah, path, qpn, qkey);
         this.endpoint = endpoint;
         this.group = group;
         this.options = options;
-        this.qpn = qpn;
-        this.qkey = qkey;
     }
 
     @Override
@@ -33,16 +33,6 @@ final class MembershipImpl extends DatagramPath.TargetHandle implements Membersh
     @Override
     public JoinOptions options() {
         return options;
-    }
-
-    @Override
-    public int queuePairNumber() {
-        return qpn;
-    }
-
-    @Override
-    public int qkey() {
-        return qkey;
     }
 
     @Override

@@ -6,25 +6,11 @@ import org.rdmacm4j.verbs.ibv.AddressHandle;
 
 /** A remote UD QP: an address handle of the endpoint, its QPN and Q_Key. Any thread. */
 final class PeerImpl extends DatagramPath.TargetHandle implements DatagramPeer {
-    private final int qpn;
-    private final int qkey;
     private final InetSocketAddress address;
 
     PeerImpl(AddressHandle ah, DatagramPath path, int qpn, int qkey, InetSocketAddress address) {
-        super(ah, path);
-        this.qpn = qpn;
-        this.qkey = qkey;
+        super(ah, path, qpn, qkey);
         this.address = address;
-    }
-
-    @Override
-    public int queuePairNumber() {
-        return qpn;
-    }
-
-    @Override
-    public int qkey() {
-        return qkey;
     }
 
     @Override
@@ -40,7 +26,9 @@ final class PeerImpl extends DatagramPath.TargetHandle implements DatagramPeer {
     @Override
     public void close() {
         DatagramEndpointImpl ep = path.endpoint();
-        if (ep == null || destroyed()) {
+        boolean wasClosed = destroyed();
+        markClosed();
+        if (ep == null || wasClosed) {
             destroy();
             return;
         }
@@ -49,6 +37,6 @@ final class PeerImpl extends DatagramPath.TargetHandle implements DatagramPeer {
 
     @Override
     public String toString() {
-        return "peer[" + (address != null ? address + ", " : "") + "qpn 0x" + Integer.toHexString(qpn) + "]";
+        return "peer[" + (address != null ? address + ", " : "") + "qpn 0x" + Integer.toHexString(queuePairNumber()) + "]";
     }
 }

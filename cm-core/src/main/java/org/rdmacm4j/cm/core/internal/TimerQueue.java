@@ -36,7 +36,17 @@ final class TimerQueue {
         }
     }
 
+    /** A task of the dispatcher's own (a multicast re-join after its backoff), not a machine's timer. */
+    private record Task(long deadline, long order, Runnable work) implements Comparable<Task> {
+        @Override
+        public int compareTo(Task o) {
+            int c = Long.compare(deadline, o.deadline);
+            return c != 0 ? c : Long.compare(order, o.order);
+        }
+    }
+
     private final PriorityQueue<Entry> heap = new PriorityQueue<>();
+    private final PriorityQueue<Task> tasks = new PriorityQueue<>();
     private final Map<IdDriver, EnumMap<TimerKind, Entry>> armed = new java.util.HashMap<>();
     private long order;
 
@@ -72,13 +82,36 @@ final class TimerQueue {
         }
     }
 
+    /** Runs {@code work} on the dispatcher once {@code deadlineNanos} has passed ({@link #pollDueTask}). */
+    void runAt(long deadlineNanos, Runnable work) {
+        tasks.add(new Task(deadlineNanos, order++, work));
+    }
+
     /** Nanoseconds until the next live deadline (0 if one is due), or {@code max} if none is nearer. */
     long nanosUntilNext(long now, long max) {
         Entry e;
         while ((e = heap.peek()) != null && e.cancelled) {
             heap.poll();
         }
-        return e == null ? max : Math.max(0, Math.min(max, e.deadline - now));
+        long next = max;
+        if (e != null) {
+            next = Math.max(0, Math.min(next, e.deadline - now));
+        }
+        Task t = tasks.peek();
+        if (t != null) {
+            next = Math.max(0, Math.min(next, t.deadline - now));
+        }
+        return next;
+    }
+
+    /** Removes and returns the next task due at {@code now}, or null. */
+    Runnable pollDueTask(long now) {
+        Task t = tasks.peek();
+        if (t == null || t.deadline > now) {
+            return null;
+        }
+        tasks.poll();
+        return t.work;
     }
 
     /** Removes and returns the next expiry due at {@code now}, or null. */

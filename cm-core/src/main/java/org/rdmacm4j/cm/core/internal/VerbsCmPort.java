@@ -21,6 +21,7 @@ import org.rdmacm4j.verbs.cm.CmEvent;
 import org.rdmacm4j.verbs.cm.CmEventChannel;
 import org.rdmacm4j.verbs.cm.CmId;
 import org.rdmacm4j.verbs.cm.ConnParam;
+import org.rdmacm4j.verbs.cm.McJoinFlag;
 import org.rdmacm4j.verbs.cm.PortSpace;
 import org.rdmacm4j.verbs.ibv.AsyncEvent;
 import org.rdmacm4j.verbs.ibv.CompletionChannel;
@@ -215,7 +216,7 @@ public final class VerbsCmPort implements CmPort {
         if (e.ud() != null) {
             String group = "";
             if (type == CmEventType.MULTICAST_JOIN || type == CmEventType.MULTICAST_ERROR) {
-                group = groupOf(id, e.ud());
+                group = groupOf(id, e.ud(), type == CmEventType.MULTICAST_ERROR);
                 if (type == CmEventType.MULTICAST_JOIN && id.groups.containsKey(group)) {
                     id.groups.put(group, e.ud());
                 }
@@ -231,9 +232,13 @@ public final class VerbsCmPort implements CmPort {
     /**
      * The group a MULTICAST_JOIN/ERROR is about: librdmacm hands back the join context, which
      * verbs does not pass, so match the address vector's destination GID (the group's MGID; an
-     * IPv4-mapped GID on RoCE) against the groups joined on the id, or take the only one.
+     * IPv4-mapped GID on RoCE) against the groups joined on the id. A MULTICAST_ERROR carries no
+     * address vector: it is the oldest join still unanswered (the kernel answers joins in order;
+     * on RoCE an error is only ever the answer to a join, cma_iboe_join_multicast), else the
+     * only group. (An IB error for one of several joined groups stays unattributed: that needs the
+     * join context, which verbs does not pass.)
      */
-    private static String groupOf(VerbsId id, org.rdmacm4j.verbs.cm.UdParam ud) {
+    private static String groupOf(VerbsId id, org.rdmacm4j.verbs.cm.UdParam ud, boolean error) {
         if (ud.ahAttr() != null && ud.ahAttr().dgid() != null) {
             byte[] gid = ud.ahAttr().dgid().raw();
             for (String g : id.groups.keySet()) {
@@ -244,6 +249,13 @@ public final class VerbsCmPort implements CmPort {
                     }
                 } catch (java.net.UnknownHostException ignored) {
                     // group names are literal addresses
+                }
+            }
+        }
+        if (error) {
+            for (var entry : id.groups.entrySet()) {
+                if (entry.getValue() == null) {
+                    return entry.getKey();
                 }
             }
         }
@@ -308,8 +320,10 @@ public final class VerbsCmPort implements CmPort {
     }
 
     @Override
-    public DatagramPath createUdQp(NativeId nid, int receives, int sends) {
+    public DatagramPath createUdQp(NativeId nid, org.rdmacm4j.cm.core.DatagramOptions options) {
         VerbsId id = v(nid);
+        int receives = options.receiveBuffers();
+        int sends = options.sendBuffers();
         if (id.qp != null) {
             return id.datagramPath;
         }
@@ -321,7 +335,8 @@ public final class VerbsCmPort implements CmPort {
             id.channel.setNonBlocking(true);
             id.cq = dev.context.createCq(receives + sends, id.channel, 0);
             id.qp = id.cmId.createQp(dev.pd, QpInitAttributes.of(QpType.UD, id.cq, id.cq, sends, receives, 1, 0));
-            id.datagramPath = new DatagramPath(id.qp, dev.pd, dev.pool, port, mtu, receives, sends);
+            id.datagramPath = new DatagramPath(id.qp, dev.pd, dev.pool, port, mtu, receives, sends,
+                    options.maxQueuedSends());
         } catch (RuntimeException e) {
             if (id.qp != null) {
                 closeQuietly(id.qp);
@@ -354,17 +369,18 @@ public final class VerbsCmPort implements CmPort {
     }
 
     @Override
-    public void joinMulticast(NativeId nid, String group) {
+    public void joinMulticast(NativeId nid, String group, boolean sendOnly) {
         VerbsId id = v(nid);
         try {
             id.groups.put(group, null);
-            id.cmId.joinMulticast(new InetSocketAddress(java.net.InetAddress.getByName(group), 0));
+            id.cmId.joinMulticast(new InetSocketAddress(java.net.InetAddress.getByName(group), 0),
+                    sendOnly ? McJoinFlag.SENDONLY_FULLMEMBER : McJoinFlag.FULLMEMBER);
         } catch (RdmaException e) {
             id.groups.remove(group);
             throw failed(e);
         } catch (java.net.UnknownHostException e) {
             id.groups.remove(group);
-            throw new PortCallException("rdma_join_multicast", 22, "not an address: " + group, e);
+            throw new PortCallException("rdma_join_multicast_ex", 22, "not an address: " + group, e);
         }
     }
 

@@ -395,6 +395,65 @@ public final class FakeCmPort implements CmPort {
         return id;
     }
 
+    // ------------------------------------------------------------------ UD (datagram endpoints)
+
+    /** Joins answer MULTICAST_JOIN at once (EventParams.Ud.forGroup). */
+    public volatile boolean autoJoin = true;
+
+    @Override
+    public NativeId createUdId() {
+        FakeId id = newId(false);
+        try {
+            record("createUdId", id, null);
+        } catch (RuntimeException e) {
+            id.destroyed = true;
+            throw e;
+        }
+        return id;
+    }
+
+    @Override
+    public DatagramPath createUdQp(NativeId id, org.rdmacm4j.cm.core.DatagramOptions options) {
+        FakeId x = f(id);
+        record("createUdQp", x, options);
+        x.qp = true;
+        x.cq = true;
+        x.channel = true;
+        return DatagramPath.detached(0x100 + x.number, 1024);
+    }
+
+    @Override
+    public void acceptSidr(NativeId id, Bytes privateData, int qpNum) {
+        record("acceptSidr", f(id), qpNum);
+    }
+
+    /** Recorded with the group as argument, and " send-only" after it for a send-only join. */
+    @Override
+    public void joinMulticast(NativeId id, String group, boolean sendOnly) {
+        FakeId x = f(id);
+        record("joinMulticast", x, group + (sendOnly ? " send-only" : ""));
+        if (autoJoin) {
+            cmEvent(x, CmEventType.MULTICAST_JOIN, 0, EventParams.Ud.forGroup(group));
+        }
+    }
+
+    @Override
+    public void leaveMulticast(NativeId id, String group) {
+        record("leaveMulticast", f(id), group);
+    }
+
+    @Override
+    public MembershipImpl membership(NativeId id, String group, DatagramPath path, DatagramEndpointImpl endpoint,
+                                     org.rdmacm4j.cm.core.JoinOptions options) {
+        record("membership", f(id), group);
+        try {
+            return new MembershipImpl(null, path, endpoint, InetAddress.getByName(group), options, 0xFFFFFF,
+                    0x01234567);
+        } catch (java.net.UnknownHostException e) {
+            throw new AssertionError(e);
+        }
+    }
+
     @Override
     public void bind(NativeId id, InetSocketAddress address) {
         record("bind", f(id), address);
