@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.rdmacm4j.cm.core.DatagramEndpoint;
 import org.rdmacm4j.cm.core.DatagramHandler;
 import org.rdmacm4j.cm.core.DatagramOptions;
+import org.rdmacm4j.cm.core.JoinOptions;
 import org.rdmacm4j.cm.core.Membership;
 import org.rdmacm4j.cm.core.RdmaCm;
 
@@ -24,22 +25,26 @@ import org.rdmacm4j.cm.core.RdmaCm;
  */
 public final class Mckey {
     private static final String USAGE = """
-            usage: mckey -m multicast_address [-s] [-b bind_address] [-c connections] [-C message_count]
+            usage: mckey -m multicast_address [-s] [-o] [-l] [-b bind_address] [-c connections] [-C message_count]
                          [-S message_size] [-w seconds]
               -s  sender (default: receiver)    -b  local address (default: the route to the group's)
+              -o  join as a send-only full member (receives nothing)    -l  no loopback to local receivers
               -c  endpoints, each joining (default 1)    -C  datagrams (default 10)    -S  bytes (default 100)
               -w  receiver's deadline in s (default 60)
-              mckey's -M (unmapped address), -p (port space) and -o (send-only join) are not offered by rdmacm4j's API.""";
+              mckey's -M (unmapped address) and -p (port space) are not offered by rdmacm4j's API.""";
 
     public static void main(String[] args) throws Exception {
         String group = null, bind = null;
         boolean sender = false;
+        JoinOptions join = JoinOptions.defaults();
         int connections = 1, count = 10, size = 100, seconds = 60;
         try {
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
                     case "-m" -> group = args[++i];
                     case "-s" -> sender = true;
+                    case "-o" -> join = join.withSendOnly(true);
+                    case "-l" -> join = join.withNoLoopback(true);
                     case "-b" -> bind = args[++i];
                     case "-c" -> connections = Integer.parseInt(args[++i]);
                     case "-C" -> count = Integer.parseInt(args[++i]);
@@ -52,6 +57,9 @@ public final class Mckey {
                     default -> throw new IllegalArgumentException("unknown or unsupported argument " + args[i]);
                 }
             }
+            if (join.sendOnly() && !sender) {
+                throw new IllegalArgumentException("-o needs -s: a send-only member receives nothing");
+            }
             if (group == null || connections < 1 || count < 0 || size < 0) {
                 throw new IllegalArgumentException(group == null ? "-m is required" : "-c must be at least 1");
             }
@@ -61,7 +69,7 @@ public final class Mckey {
         }
         int status = 0;
         try (RdmaCm cm = RdmaCm.open()) {
-            run(cm, InetAddress.getByName(group), bind, sender, connections, count, size, seconds);
+            run(cm, InetAddress.getByName(group), bind, sender, join, connections, count, size, seconds);
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
             Throwable t = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
             String what = t instanceof TimeoutException ? "no progress within " + seconds + " s" : t.getMessage();
@@ -73,8 +81,8 @@ public final class Mckey {
         System.exit(status);
     }
 
-    static void run(RdmaCm cm, InetAddress group, String bind, boolean sender, int connections, int count, int size,
-                    int seconds) throws Exception {
+    static void run(RdmaCm cm, InetAddress group, String bind, boolean sender, JoinOptions join, int connections,
+                    int count, int size, int seconds) throws Exception {
         System.out.println("mckey: starting " + (sender ? "client" : "server"));
         InetAddress local;
         if (bind != null) {
@@ -101,10 +109,10 @@ public final class Mckey {
             };
             DatagramEndpoint ep = cm.openDatagram(new InetSocketAddress(local, 0), DatagramOptions.defaults(), handler);
             endpoints.add(ep);
-            Membership m = ep.join(group).get(seconds, TimeUnit.SECONDS);
+            Membership m = ep.join(group, join).get(seconds, TimeUnit.SECONDS);
             members.add(m);
-            System.out.printf("mckey: joined %s from %s (qpn 0x%x); group qkey 0x%x%n", group.getHostAddress(),
-                    local.getHostAddress(), ep.queuePairNumber(), m.qkey());
+            System.out.printf("mckey: joined %s from %s (qpn 0x%x)%s; group qkey 0x%x%n", group.getHostAddress(),
+                    local.getHostAddress(), ep.queuePairNumber(), join.sendOnly() ? " as a send-only member" : "", m.qkey());
         }
         Thread.sleep(3000);   // as mckey: give the fabric time to set the group up
         if (count > 0) {

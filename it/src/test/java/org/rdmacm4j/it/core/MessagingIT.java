@@ -20,6 +20,13 @@ import org.rdmacm4j.cm.core.MessagingOptions;
 import org.rdmacm4j.cm.core.RdmaCm;
 import org.rdmacm4j.cm.core.RdmaConnection;
 import org.rdmacm4j.cm.core.RdmaListener;
+import org.rdmacm4j.cm.statemachine.CmTuning;
+import org.rdmacm4j.verbs.ibv.SendFlags;
+import org.rdmacm4j.verbs.ibv.SendRequests;
+import org.rdmacm4j.verbs.ibv.WcStatus;
+import org.rdmacm4j.verbs.ibv.WorkCompletions;
+import org.rdmacm4j.verbs.ibv.WrOpcode;
+import org.rdmacm4j.it.support.PortCounters;
 import org.rdmacm4j.it.support.SoftRoceTest;
 
 /** Two-sided messages over real rxe: echo byte for byte, and credit flow control under a slow receiver. */
@@ -100,6 +107,9 @@ class MessagingIT {
                     r -> r.accept(slow, AcceptOptions.defaults().messaging(small)).thenAccept(serverSide::complete));
             RdmaConnection c = await(cm.connect(CmFixtures.target(l),
                     ConnectOptions.builder().messaging(small).build(), ConnectionHandler.none()));
+            // Both ends are on rxe0: an RNR NAK would show in both counters (rnr_retry 7 would hide it otherwise).
+            long rnrSentBefore = PortCounters.read("send_rnr_err");
+            long rnrReceivedBefore = PortCounters.read("rcvd_rnr_err");
             MemorySegment m = MemorySegment.ofArray(new byte[16]);
             CompletableFuture<Void> last = null;
             for (long i = 0; i < count; i++) {
@@ -128,6 +138,8 @@ class MessagingIT {
             await(last);
             assertThat(next.get()).isEqualTo(count);
             assertThat(outOfOrder.get()).isZero();
+            assertThat(PortCounters.read("send_rnr_err") - rnrSentBefore).as("RNR NAKs sent by rxe0").isZero();
+            assertThat(PortCounters.read("rcvd_rnr_err") - rnrReceivedBefore).as("RNR NAKs received by rxe0").isZero();
             await(c.close());
             await(l.close());
         }
@@ -143,6 +155,38 @@ class MessagingIT {
             assertThat(c.maxMessageSize()).isZero();
             assertThatThrownBy(() -> c.send(new byte[1])).isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("no message channel");
+            await(c.close());
+            await(l.close());
+        }
+    }
+
+    /**
+     * The control for the RNR assertions above: a raw SEND to a peer with no receive posted, with
+     * rnr_retry 0 on both sides, is answered by an RNR NAK that both counters see, and fails with
+     * RNR_RETRY_EXC_ERR. Without this, "no RNR NAK" could pass on counters that never move.
+     */
+    @Test
+    void theRnrCountersSeeASendToAPeerWithoutReceives() throws Exception {
+        CmTuning noRnrRetry = new CmTuning(1, 1, 7, 0);
+        long rnrSentBefore = PortCounters.read("send_rnr_err");
+        long rnrReceivedBefore = PortCounters.read("rcvd_rnr_err");
+        var status = new CompletableFuture<WcStatus>();
+        ConnectionHandler sender = new ConnectionHandler() {
+            @Override
+            public void onCompletion(RdmaConnection c, WorkCompletions wc, int i) {
+                status.complete(wc.status(i));
+            }
+        };
+        try (RdmaCm cm = RdmaCm.open(); SendRequests sq = SendRequests.allocate(1, 1)) {
+            RdmaListener l = cm.listen(CmFixtures.server(0), ListenOptions.defaults().withTuning(noRnrRetry),
+                    r -> r.accept(ConnectionHandler.none(), AcceptOptions.defaults().raw()));   // posts no receive
+            RdmaConnection c = await(cm.connect(CmFixtures.target(l),
+                    ConnectOptions.builder().raw().tuning(noRnrRetry).build(), sender));
+            sq.set(0, 1, WrOpcode.SEND, SendFlags.SIGNALED);   // zero bytes: no memory region needed
+            c.raw().queuePair().postSend(sq, 1);
+            assertThat(await(status)).isEqualTo(WcStatus.RNR_RETRY_EXC_ERR);
+            assertThat(PortCounters.read("send_rnr_err") - rnrSentBefore).as("RNR NAKs sent by rxe0").isPositive();
+            assertThat(PortCounters.read("rcvd_rnr_err") - rnrReceivedBefore).as("RNR NAKs received by rxe0").isPositive();
             await(c.close());
             await(l.close());
         }

@@ -40,17 +40,18 @@ class MckeyExampleIT {
     }
 
     @Test
-    void mckeyReceiverWithOurSender() throws Exception {
+    void mckeyReceiverWithOurSendOnlySender() throws Exception {
         String group = "239.1.2.7";
         try (ExternalProcess theirs = ExternalProcess.start("mckey", "-m", group, "-b", SoftRoce.SERVER_ADDR)) {
             int runs = 0;
             long deadline = System.nanoTime() + Duration.ofSeconds(95).toNanos();
             while (theirs.isAlive() && System.nanoTime() < deadline) {
                 ExternalProcess.Result r = ExternalProcess.run(Duration.ofSeconds(100), bin("mckey"), "-m", group,
-                        "-b", SoftRoce.CLIENT_ADDR, "-s");
+                        "-b", SoftRoce.CLIENT_ADDR, "-s", "-o");
                 runs++;
-                assertThat(ExampleFixtures.succeeded("examples/bin/mckey -s (run " + runs + ")", r))
-                        .contains("mckey: starting client", "initiating data transfers", "return status 0");
+                assertThat(ExampleFixtures.succeeded("examples/bin/mckey -s -o (run " + runs + ")", r))
+                        .contains("mckey: starting client", "as a send-only member", "initiating data transfers",
+                                "return status 0");
             }
             String received = ExampleFixtures.succeeded("mckey (receiver, after " + runs + " runs of ours)",
                     theirs.await(Duration.ofSeconds(10)));
