@@ -6,7 +6,7 @@
 # $OUT/commands.txt and the environment to $OUT/meta.txt. benchmarks/BenchReport turns them into
 # docs/benchmarks.md and docs/connect-rate.png.
 #
-# Env (set by run-all.sh): OUT (results dir), CM_LOOP (the built C event loop), BENCH_REPS,
+# Env (set by run-all.sh): OUT (results dir), BENCH_JAR, CM_LOOP (the built C event loop), BENCH_REPS,
 # BENCH_NS (connection counts), BENCH_LOCKSTEP (1 when the twin has --lockstep), BENCH_MEMORY
 # (connection counts for the memory figure), BENCH_MEMORY_SECONDS.
 set -uo pipefail
@@ -16,7 +16,7 @@ reps=${BENCH_REPS:-3}
 ns=${BENCH_NS:-1 100 500}
 server=192.0.2.1
 client=192.0.2.3
-jar="${repo}/benchmarks/target/benchmarks.jar"
+jar="${BENCH_JAR:-${repo}/benchmarks/target/benchmarks.jar}"
 # The same JVM flags as the examples' launchers (examples/bin/*): C1 only, serial GC.
 java_cmd=(java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED -cp "${jar}")
 mkdir -p "${OUT}/raw"
