@@ -255,6 +255,8 @@ awk '/^memory connections/ {print $3, $7, $9, $11, $13}' "${OUT}/raw/memory.txt"
     record "memory_slab_bytes/${n}" rdmacm4j 1 "${slab}"
   done
 
+stop=$(sed -n 's/.* stopped: //p' "${OUT}/raw/memory.txt" | head -1)
+[[ -n "${stop}" ]] && echo "memory_stop ${stop}" >> "${OUT}/meta.txt"
 echo "seconds $((SECONDS - start))" >> "${OUT}/meta.txt"
 echo "failures ${failures}" >> "${OUT}/meta.txt"
 note "done in $((SECONDS - start)) s, ${failures} failed command(s)"
