@@ -55,9 +55,9 @@ await_listen() {
 }
 
 # Runs a server in the background and a client in the foreground, both under deadlines.
-# pair FILE SECONDS PORT KILL_SERVER -- SERVER... -- CLIENT...; client output in FILE, server in FILE.server.
+# pair FILE SECONDS PORT KILL_SERVER SERVER... -- CLIENT...; client output in FILE, server in FILE.server.
 pair() {
-  local file=$1 secs=$2 p=$3 kill_server=$4; shift 5
+  local file=$1 secs=$2 p=$3 kill_server=$4; shift 4
   local s=() c=()
   while [[ $1 != -- ]]; do s+=("$1"); shift; done; shift
   c=("$@")
