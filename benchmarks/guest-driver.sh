@@ -87,7 +87,7 @@ pair() {
 cmtime_rows() {   # cmtime_rows FILE IMPL REP N MODE
   local f=$1 impl=$2 rep=$3 n=$4 mode=$5
   awk -F: '/^(create id|bind addr|resolve addr|resolve route|create qp|connect|disconnect|destroy) *:/ {
-      name=$1; sub(/ +$/, "", name); split($2, v, " "); if (v[1] != "-") print name "\t" v[1] }' "${f}" |
+      name=$1; sub(/ +$/, "", name); split($2, v, " "); if (v[1] ~ /^[0-9.]+$/) print name "\t" v[1] }' "${f}" |
     while IFS=$'\t' read -r step ms; do
       record "step_ms/${mode}/${n}/${step}" "${impl}" "${rep}" "${ms}"
     done
@@ -120,7 +120,7 @@ j_cmtime() {   # j_cmtime REP N MODE (pipelined|lockstep)
   # "connections/s: connect R (n in T1 ms), connect + close R2 (T2 ms)"
   sed -n 's/^connections\/s: connect \([0-9.]*\) (\([0-9]*\) in \([0-9.]*\) ms), connect + close [0-9.]* (\([0-9.]*\) ms).*/\1 \2 \3 \4/p' "${f}" |
     while read -r rate ok t1 t2; do
-      record "setup_rate/${n}" "${mode}" "${rep}" "${rate}"
+      record "setup_rate/${n}" "${mode}" "${rep}" "$(echo "${ok} / (${t1} / 1000)" | bc -l)"
       record "teardown_rate/${n}" "${mode}" "${rep}" "$(echo "${ok} / ((${t2} - ${t1}) / 1000)" | bc -l)"
     done
 }
