@@ -6,7 +6,8 @@
 # $OUT/commands.txt and the environment to $OUT/meta.txt. benchmarks/BenchReport turns them into
 # docs/benchmarks.md and docs/connect-rate.png.
 #
-# Env (set by run-all.sh): OUT (results dir), BENCH_JAR, CM_LOOP (the built C event loop), BENCH_REPS,
+# Env (set by run-all.sh): OUT (results dir), BENCH_JAR, EXAMPLES_MODULE_PATH (copies of the
+# examples' classes and jars), CM_LOOP (the built C event loop), BENCH_REPS,
 # BENCH_NS (connection counts), BENCH_LOCKSTEP (1 when the twin has --lockstep), BENCH_MEMORY
 # (connection counts for the memory figure), BENCH_MEMORY_SECONDS.
 set -uo pipefail
@@ -18,7 +19,16 @@ server=192.0.2.1
 client=192.0.2.3
 jar="${BENCH_JAR:-${repo}/benchmarks/target/benchmarks.jar}"
 # The same JVM flags as the examples' launchers (examples/bin/*): C1 only, serial GC.
-java_cmd=(java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED -cp "${jar}")
+c1=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC)
+java_cmd=(java "${c1[@]}" --enable-native-access=ALL-UNNAMED -cp "${jar}")
+# twin NAME: the examples' launcher command (examples/bin/NAME), on run-all.sh's copy of the
+# examples' classes and jars.
+twin() {
+  local main
+  case "$1" in cmtime) main=Cmtime ;; rping) main=Rping ;; ucmatose) main=Ucmatose ;; esac
+  echo java "${c1[@]}" --module-path "${EXAMPLES_MODULE_PATH:?}" --enable-native-access=org.rdmacm4j.verbs \
+    -m "org.rdmacm4j.examples/org.rdmacm4j.examples.${main}"
+}
 mkdir -p "${OUT}/raw"
 results="${OUT}/results.tsv"
 : > "${results}"
@@ -114,8 +124,8 @@ j_cmtime() {   # j_cmtime REP N MODE (pipelined|lockstep)
   port=$((port + 1)); p=${port}
   f="${OUT}/raw/cmtime-j${mode}-n${n}-r${rep}.txt"
   command_once "cmtime/${mode}" "examples/bin/cmtime -b ${server} -p PORT -c N  &&  examples/bin/cmtime -s ${server} -b ${client} -p PORT -c N --${mode}"
-  pair "${f}" 300 "${p}" 0 "${repo}/examples/bin/cmtime" -b "${server}" -p "${p}" -c "${n}" --linger 60 -- \
-    "${repo}/examples/bin/cmtime" -s "${server}" -b "${client}" -p "${p}" -c "${n}" "--${mode}" || return
+  pair "${f}" 300 "${p}" 0 $(twin cmtime) -b "${server}" -p "${p}" -c "${n}" --linger 60 -- \
+    $(twin cmtime) -s "${server}" -b "${client}" -p "${p}" -c "${n}" "--${mode}" || return
   cmtime_rows "${f}" "${mode}" "${rep}" "${n}" "${mode}"
   # "connections/s: connect R (n in T1 ms), connect + close R2 (T2 ms)"
   sed -n 's/^connections\/s: connect \([0-9.]*\) (\([0-9]*\) in \([0-9.]*\) ms), connect + close [0-9.]* (\([0-9.]*\) ms).*/\1 \2 \3 \4/p' "${f}" |
@@ -181,19 +191,19 @@ storm_pair() {   # storm_pair REP IMPL
 # (COUNT and 1 iterations), which removes process start, connection setup and teardown.
 tool_pair() {   # tool_pair REP IMPL TOOL COUNT FIGURE -- extra args
   local rep=$1 impl=$2 tool=$3 count=$4 figure=$5; shift 6
-  local bin=${tool} w1 wn f
-  [[ ${impl} == rdmacm4j ]] && bin="${repo}/examples/bin/${tool}"
+  local bin=${tool} shown=${tool} w1 wn f
+  [[ ${impl} == rdmacm4j ]] && { bin=$(twin "${tool}"); shown="examples/bin/${tool}"; }
   for c in 1 "${count}"; do
     port=$((port + 1))
     f="${OUT}/raw/${tool}-${impl}-C${c}-r${rep}.txt"
     if [[ ${tool} == rping ]]; then
-      command_once "${tool}/${impl}" "${bin} -s -a ${server} -p PORT -C COUNT $*  &&  ${bin} -c -a ${server} -I ${client} -p PORT -C COUNT $*"
-      pair "${f}" 300 "${port}" 0 "${bin}" -s -a "${server}" -p "${port}" -C "${c}" "$@" -- \
-        "${bin}" -c -a "${server}" -I "${client}" -p "${port}" -C "${c}" "$@" || return
+      command_once "${tool}/${impl}" "${shown} -s -a ${server} -p PORT -C COUNT $*  &&  ${shown} -c -a ${server} -I ${client} -p PORT -C COUNT $*"
+      pair "${f}" 300 "${port}" 0 ${bin} -s -a "${server}" -p "${port}" -C "${c}" "$@" -- \
+        ${bin} -c -a "${server}" -I "${client}" -p "${port}" -C "${c}" "$@" || return
     else
-      command_once "${tool}/${impl}" "${bin} -b ${server} -p PORT -C COUNT $*  &&  ${bin} -s ${server} -b ${client} -p PORT -C COUNT $*"
-      pair "${f}" 300 "${port}" 0 "${bin}" -b "${server}" -p "${port}" -C "${c}" "$@" -- \
-        "${bin}" -s "${server}" -b "${client}" -p "${port}" -C "${c}" "$@" || return
+      command_once "${tool}/${impl}" "${shown} -b ${server} -p PORT -C COUNT $*  &&  ${shown} -s ${server} -b ${client} -p PORT -C COUNT $*"
+      pair "${f}" 300 "${port}" 0 ${bin} -b "${server}" -p "${port}" -C "${c}" "$@" -- \
+        ${bin} -s "${server}" -b "${client}" -p "${port}" -C "${c}" "$@" || return
     fi
     if [[ ${c} == 1 ]]; then w1=$(awk '/^wall_seconds/ {print $2}' "${f}"); else wn=$(awk '/^wall_seconds/ {print $2}' "${f}"); fi
   done

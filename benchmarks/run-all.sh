@@ -28,8 +28,18 @@ out="${BENCH_OUT:-${here}/target/bench-$(date -u +%Y%m%d-%H%M%S)}"
 mkdir -p "${out}"
 out=$(cd "${out}" && pwd)
 
-# The guest runs a copy of the jar: a rebuild during the run cannot change what is measured.
+# The guest runs copies of the jars and of the examples' classes: a rebuild during the run
+# cannot change what is measured (and the next build need not wait for the run).
 cp "${jar}" "${out}/benchmarks.jar"
+rm -rf "${out}/examples"
+mkdir -p "${out}/examples"
+cp -r "${repo}/examples/target/classes" "${out}/examples/classes"
+modulepath="${out}/examples/classes"
+IFS=: read -r -a deps < "${repo}/examples/target/classpath.txt"
+for d in "${deps[@]}"; do
+  cp "${d}" "${out}/examples/"
+  modulepath+=":${out}/examples/$(basename "${d}")"
+done
 gcc -O2 -Wall -o "${out}/cm_event_loop" "${here}/src/main/c/cm_event_loop.c" -lrdmacm -libverbs
 
 # The lockstep rows exist only if the cmtime twin has the mode; never stand in for it.
@@ -43,7 +53,7 @@ fi
 status=0
 (cd "${repo}" && RDMACM4J_GUEST_MEM="${RDMACM4J_GUEST_MEM:-6144}" flock /tmp/rdmacm4j-guest.lock \
     it/rig/guest.sh --timeout "${BENCH_TIMEOUT:-1500}" --out "${out}" -- \
-    env OUT="${out}" BENCH_JAR="${out}/benchmarks.jar" CM_LOOP="${out}/cm_event_loop" BENCH_REPS="${BENCH_REPS:-3}" BENCH_NS="${BENCH_NS:-1 100 500}" \
+    env OUT="${out}" BENCH_JAR="${out}/benchmarks.jar" EXAMPLES_MODULE_PATH="${modulepath}" CM_LOOP="${out}/cm_event_loop" BENCH_REPS="${BENCH_REPS:-3}" BENCH_NS="${BENCH_NS:-1 100 500}" \
     BENCH_LOCKSTEP="${lockstep}" BENCH_MEMORY="${BENCH_MEMORY:-1000,10000}" \
     BENCH_MEMORY_SECONDS="${BENCH_MEMORY_SECONDS:-300}" BENCH_LATENCY_K="${BENCH_LATENCY_K:-100}" \
     BENCH_STORM_N="${BENCH_STORM_N:-200}" BENCH_RPING_COUNT="${BENCH_RPING_COUNT:-2000}" \

@@ -336,7 +336,8 @@ public final class BenchReport {
         line("");
         line("`java ...` is `java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED -cp"
                 + " benchmarks.jar`; `cm_event_loop` is built from `benchmarks/src/main/c/cm_event_loop.c` with"
-                + " `gcc -O2` in the same run. Driver: `benchmarks/guest-driver.sh`.");
+                + " `gcc -O2` in the same run; `examples/bin/NAME` is that launcher's java command, run on"
+                + " run-all.sh's copy of the examples' classes and jars. Driver: `benchmarks/guest-driver.sh`.");
         line("");
         line("| what | command |");
         line("|---|---|");
