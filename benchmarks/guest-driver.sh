@@ -6,12 +6,12 @@
 # $OUT/commands.txt and the environment to $OUT/meta.txt. benchmarks/BenchReport turns them into
 # docs/benchmarks.md and docs/connect-rate.png.
 #
-# Env (set by run-all.sh): OUT (results dir), BENCH_JAR, EXAMPLES_MODULE_PATH (copies of the
+# Env (set by run-all.sh): OUT (results dir), REPO (the checkout), BENCH_JAR, EXAMPLES_MODULE_PATH (copies of the
 # examples' classes and jars), CM_LOOP (the built C event loop), BENCH_REPS,
 # BENCH_NS (connection counts), BENCH_LOCKSTEP (1 when the twin has --lockstep), BENCH_MEMORY
 # (connection counts for the memory figure), BENCH_MEMORY_SECONDS.
 set -uo pipefail
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+repo=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 : "${OUT:?}" "${CM_LOOP:?}"
 reps=${BENCH_REPS:-3}
 ns=${BENCH_NS:-1 100 500}
@@ -246,12 +246,15 @@ for rep in $(seq 1 "${reps}"); do
   storm_pair "${rep}" rdmacm4j; storm_pair "${rep}" C
   tool_pair "${rep}" rdmacm4j rping "${BENCH_RPING_COUNT:-2000}" rping_iteration_us -- -S 64
   tool_pair "${rep}" C rping "${BENCH_RPING_COUNT:-2000}" rping_iteration_us -- -S 64
-  tool_pair "${rep}" rdmacm4j ucmatose "${BENCH_UCMATOSE_COUNT:-2000}" ucmatose_message_us -- -S 64
-  tool_pair "${rep}" C ucmatose "${BENCH_UCMATOSE_COUNT:-2000}" ucmatose_message_us -- -S 64
+  tool_pair "${rep}" rdmacm4j ucmatose "${BENCH_UCMATOSE_COUNT:-8000}" ucmatose_message_us -- -S 64
+  tool_pair "${rep}" C ucmatose "${BENCH_UCMATOSE_COUNT:-8000}" ucmatose_message_us -- -S 64
   writebw_pair "${rep}" rdmacm4j; writebw_pair "${rep}" C
 done
 
 note "memory ($((SECONDS - start)) s)"
+# Each connection end holds descriptors (its completion channel): allow more than the default 1024.
+ulimit -n 1048576 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+echo "open_files_limit $(ulimit -n)" >> "${OUT}/meta.txt"
 port=$((port + 1))
 command_once "memory/rdmacm4j" "java ... org.rdmacm4j.benchmarks.CmBench memory ${server} ${client} PORT ${BENCH_MEMORY:-1000,10000} ${BENCH_MEMORY_SECONDS:-300}"
 single_process "${OUT}/raw/memory.txt" $(( ${BENCH_MEMORY_SECONDS:-300} + 240 )) "${java_cmd[@]}" \

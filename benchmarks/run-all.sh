@@ -14,7 +14,7 @@
 # Env: BENCH_REPS (default 3), BENCH_NS (default "1 100 500"), BENCH_TIMEOUT (guest job deadline,
 #      default 1500 s), BENCH_MEMORY (default 1000,10000), BENCH_MEMORY_SECONDS (default 300),
 #      BENCH_OUT (results dir, default benchmarks/target/bench-<time>), BENCH_LATENCY_K (100),
-#      BENCH_STORM_N (200), BENCH_RPING_COUNT (2000), BENCH_UCMATOSE_COUNT (2000).
+#      BENCH_STORM_N (200), BENCH_RPING_COUNT (2000), BENCH_UCMATOSE_COUNT (8000).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "${here}/.." && pwd)
@@ -31,6 +31,7 @@ out=$(cd "${out}" && pwd)
 # The guest runs copies of the jars and of the examples' classes: a rebuild during the run
 # cannot change what is measured (and the next build need not wait for the run).
 cp "${jar}" "${out}/benchmarks.jar"
+cp "${here}/guest-driver.sh" "${out}/guest-driver.sh"   # bash reads a script as it runs it
 rm -rf "${out}/examples"
 mkdir -p "${out}/examples"
 cp -r "${repo}/examples/target/classes" "${out}/examples/classes"
@@ -57,7 +58,7 @@ status=0
     BENCH_LOCKSTEP="${lockstep}" BENCH_MEMORY="${BENCH_MEMORY:-1000,10000}" \
     BENCH_MEMORY_SECONDS="${BENCH_MEMORY_SECONDS:-300}" BENCH_LATENCY_K="${BENCH_LATENCY_K:-100}" \
     BENCH_STORM_N="${BENCH_STORM_N:-200}" BENCH_RPING_COUNT="${BENCH_RPING_COUNT:-2000}" \
-    BENCH_UCMATOSE_COUNT="${BENCH_UCMATOSE_COUNT:-2000}" bash benchmarks/guest-driver.sh) || status=$?
+    BENCH_UCMATOSE_COUNT="${BENCH_UCMATOSE_COUNT:-8000}" REPO="${repo}" bash "${out}/guest-driver.sh") || status=$?
 [[ -s "${out}/results.tsv" ]] || { echo "run-all: the guest run produced no results (exit ${status}); see ${out}" >&2; exit 2; }
 
 java -Djava.awt.headless=true -cp "${jar}" org.rdmacm4j.benchmarks.BenchReport "${out}" "${repo}/docs"
