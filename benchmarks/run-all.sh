@@ -36,7 +36,7 @@ rm -rf "${out}/examples"
 mkdir -p "${out}/examples"
 cp -r "${repo}/examples/target/classes" "${out}/examples/classes"
 modulepath="${out}/examples/classes"
-IFS=: read -r -a deps < "${repo}/examples/target/classpath.txt"
+IFS=: read -r -a deps < <(tr -d "\n" < "${repo}/examples/target/classpath.txt"; echo)   # no final newline in the file
 for d in "${deps[@]}"; do
   cp "${d}" "${out}/examples/"
   modulepath+=":${out}/examples/$(basename "${d}")"
