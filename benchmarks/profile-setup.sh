@@ -9,19 +9,18 @@
 # (CmBench latency) with and without the AOT cache. Raw output, the .jfr and summary.txt land
 # in the results dir.
 #
-#   flock /tmp/rdmacm4j-guest.lock it/rig/guest.sh --timeout 1200 --out benchmarks/target/profile -- \
-#     env OUT=$PWD/benchmarks/target/profile bash benchmarks/profile-setup.sh
+# Run it with benchmarks/run-profile.sh (one guest boot, on a copy of the build).
 #
-# Env: OUT (required), PROFILE_N (500), PROFILE_REPS (2), BENCH_JAR.
+# Env: OUT (required), PROFILE_N (500), PROFILE_REPS (2), BENCH_JAR, EXAMPLES_MODULE_PATH, REPO.
 set -uo pipefail
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+repo=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 : "${OUT:?}"
 n=${PROFILE_N:-500}
 reps=${PROFILE_REPS:-2}
 server=192.0.2.1
 client=192.0.2.3
 jar="${BENCH_JAR:-${repo}/benchmarks/target/benchmarks.jar}"
-mp="${repo}/examples/target/classes:$(cat "${repo}/examples/target/classpath.txt")"
+mp="${EXAMPLES_MODULE_PATH:-${repo}/examples/target/classes:$(cat "${repo}/examples/target/classpath.txt")}"
 twin=(--module-path "${mp}" --enable-native-access=org.rdmacm4j.verbs -m org.rdmacm4j.examples/org.rdmacm4j.examples.Cmtime)
 c1=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC)
 aot="${OUT}/cmtime.aot"
