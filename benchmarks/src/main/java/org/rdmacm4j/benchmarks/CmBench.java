@@ -38,7 +38,8 @@ import org.rdmacm4j.cm.core.RemoteRegion;
  *     once, then all closed by the client; prints {@code events E seconds S events/s R}, E = the
  *     CM events the dispatcher handled ({@link org.rdmacm4j.cm.core.CmStatistics#cmEvents()}).</li>
  * <li>{@code latency SERVER CLIENT PORT K}: K connections one at a time, each closed before the next;
- *     prints {@code latency_us I T}, T = connect() called to its future completed (I = 0 is cold).</li>
+ *     prints {@code latency_us I T}, T = connect() called to its future completed (I = 0 is cold), and
+ *     the last connection's history (both ends: each state-machine step with its elapsed time).</li>
  * <li>{@code writebw SERVER CLIENT PORT SIZE COUNT WINDOW}: COUNT RDMA WRITEs of SIZE bytes, WINDOW in
  *     flight; prints {@code MB/s X} (10^6 bytes per second, as ib_write_bw).</li>
  * <li>{@code memory SERVER CLIENT PORT N1,N2,... SECONDS}: opens connections in batches of 250 up to
@@ -165,6 +166,9 @@ public final class CmBench {
                 long t1 = System.nanoTime();
                 System.out.printf("latency_us %d %.1f%n", i, (t1 - t0) / 1e3);
                 await(c.close());
+                if (i == k - 1) {   // where the last (warmest) connection spent its time, step by step
+                    c.history().forEach(e -> System.out.println("history client " + e));
+                }
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
                 while (accepted.isEmpty() && System.nanoTime() < deadline) {
                     Thread.sleep(1);
@@ -174,6 +178,9 @@ public final class CmBench {
                     throw new IllegalStateException("connection " + i + " was never accepted");
                 }
                 await(s.closeFuture());
+                if (i == k - 1) {
+                    s.history().forEach(e -> System.out.println("history server " + e));
+                }
             }
             await(l.close());
         }
