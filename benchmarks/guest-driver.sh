@@ -256,10 +256,10 @@ note "memory ($((SECONDS - start)) s)"
 ulimit -n 1048576 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 echo "open_files_limit $(ulimit -n)" >> "${OUT}/meta.txt"
 port=$((port + 1))
-command_once "memory/rdmacm4j" "java ... org.rdmacm4j.benchmarks.CmBench memory ${server} ${client} PORT ${BENCH_MEMORY:-1000,10000} ${BENCH_MEMORY_SECONDS:-300}"
-single_process "${OUT}/raw/memory.txt" $(( ${BENCH_MEMORY_SECONDS:-300} + 240 )) "${java_cmd[@]}" \
+command_once "memory/rdmacm4j" "java ... org.rdmacm4j.benchmarks.CmBench memory ${server} ${client} PORT ${BENCH_MEMORY:-1000,10000} ${BENCH_MEMORY_SECONDS:-150}"
+single_process "${OUT}/raw/memory.txt" $(( ${BENCH_MEMORY_SECONDS:-150} + 240 )) "${java_cmd[@]}" \
   org.rdmacm4j.benchmarks.CmBench memory "${server}" "${client}" "${port}" "${BENCH_MEMORY:-1000,10000}" \
-  "${BENCH_MEMORY_SECONDS:-300}"
+  "${BENCH_MEMORY_SECONDS:-150}"
 awk '/^memory connections/ {print $3, $7, $9, $11, $13}' "${OUT}/raw/memory.txt" |
   while read -r n heap rss native slab; do
     record "memory_heap_bytes/${n}" rdmacm4j 1 "${heap}"
