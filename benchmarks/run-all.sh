@@ -12,7 +12,7 @@
 #
 # (The guest gets the settings as arguments: guest.sh carries no environment into it.)
 # Env: BENCH_REPS (default 3), BENCH_NS (default "1 100 500"), BENCH_TIMEOUT (guest job deadline,
-#      default 1500 s), BENCH_MEMORY (default 1000,10000), BENCH_MEMORY_SECONDS (default 300),
+#      default 2400 s), BENCH_MEMORY (default 1000,10000), BENCH_MEMORY_SECONDS (default 150),
 #      BENCH_OUT (results dir, default benchmarks/target/bench-<time>), BENCH_LATENCY_K (100),
 #      BENCH_STORM_N (200), BENCH_RPING_COUNT (2000), BENCH_UCMATOSE_COUNT (8000).
 set -euo pipefail
@@ -28,19 +28,10 @@ out="${BENCH_OUT:-${here}/target/bench-$(date -u +%Y%m%d-%H%M%S)}"
 mkdir -p "${out}"
 out=$(cd "${out}" && pwd)
 
-# The guest runs copies of the jars and of the examples' classes: a rebuild during the run
-# cannot change what is measured (and the next build need not wait for the run).
-cp "${jar}" "${out}/benchmarks.jar"
-cp "${here}/guest-driver.sh" "${out}/guest-driver.sh"   # bash reads a script as it runs it
-rm -rf "${out}/examples"
-mkdir -p "${out}/examples"
-cp -r "${repo}/examples/target/classes" "${out}/examples/classes"
-modulepath="${out}/examples/classes"
-IFS=: read -r -a deps < <(tr -d "\n" < "${repo}/examples/target/classpath.txt"; echo)   # no final newline in the file
-for d in "${deps[@]}"; do
-  cp "${d}" "${out}/examples/"
-  modulepath+=":${out}/examples/$(basename "${d}")"
-done
+# The guest runs copies of the build and of the driver (snapshot.sh): a rebuild during the run
+# cannot change what is measured, and the next build need not wait for the run.
+source "${here}/snapshot.sh"
+bench_snapshot "${out}" "${here}/guest-driver.sh"
 gcc -O2 -Wall -o "${out}/cm_event_loop" "${here}/src/main/c/cm_event_loop.c" -lrdmacm -libverbs
 
 # The lockstep rows exist only if the cmtime twin has the mode; never stand in for it.
@@ -53,10 +44,10 @@ fi
 
 status=0
 (cd "${repo}" && RDMACM4J_GUEST_MEM="${RDMACM4J_GUEST_MEM:-6144}" flock /tmp/rdmacm4j-guest.lock \
-    it/rig/guest.sh --timeout "${BENCH_TIMEOUT:-1500}" --out "${out}" -- \
-    env OUT="${out}" BENCH_JAR="${out}/benchmarks.jar" EXAMPLES_MODULE_PATH="${modulepath}" CM_LOOP="${out}/cm_event_loop" BENCH_REPS="${BENCH_REPS:-3}" BENCH_NS="${BENCH_NS:-1 100 500}" \
+    it/rig/guest.sh --timeout "${BENCH_TIMEOUT:-2400}" --out "${out}" -- \
+    env OUT="${out}" BENCH_JAR="${out}/benchmarks.jar" EXAMPLES_MODULE_PATH="${BENCH_MODULE_PATH}" CM_LOOP="${out}/cm_event_loop" BENCH_REPS="${BENCH_REPS:-3}" BENCH_NS="${BENCH_NS:-1 100 500}" \
     BENCH_LOCKSTEP="${lockstep}" BENCH_MEMORY="${BENCH_MEMORY:-1000,10000}" \
-    BENCH_MEMORY_SECONDS="${BENCH_MEMORY_SECONDS:-300}" BENCH_LATENCY_K="${BENCH_LATENCY_K:-100}" \
+    BENCH_MEMORY_SECONDS="${BENCH_MEMORY_SECONDS:-150}" BENCH_LATENCY_K="${BENCH_LATENCY_K:-100}" \
     BENCH_STORM_N="${BENCH_STORM_N:-200}" BENCH_RPING_COUNT="${BENCH_RPING_COUNT:-2000}" \
     BENCH_UCMATOSE_COUNT="${BENCH_UCMATOSE_COUNT:-8000}" REPO="${repo}" bash "${out}/guest-driver.sh") || status=$?
 [[ -s "${out}/results.tsv" ]] || { echo "run-all: the guest run produced no results (exit ${status}); see ${out}" >&2; exit 2; }

@@ -379,7 +379,8 @@ public final class BenchReport {
     private static String fmt(double v) {
         double a = Math.abs(v);
         return a >= 100 ? String.format(Locale.ROOT, "%,.0f", v)
-                : a >= 10 ? String.format(Locale.ROOT, "%.1f", v) : String.format(Locale.ROOT, "%.2f", v);
+                : a >= 10 ? String.format(Locale.ROOT, "%.1f", v)
+                : a >= 0.1 || a == 0 ? String.format(Locale.ROOT, "%.2f", v) : String.format(Locale.ROOT, "%.4f", v);
     }
 
     private void line(String s) {
