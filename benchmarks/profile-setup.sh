@@ -22,7 +22,7 @@ client=192.0.2.3
 jar="${BENCH_JAR:-${repo}/benchmarks/target/benchmarks.jar}"
 mp="${EXAMPLES_MODULE_PATH:-${repo}/examples/target/classes:$(cat "${repo}/examples/target/classpath.txt")}"
 twin=(--module-path "${mp}" --enable-native-access=org.rdmacm4j.verbs -m org.rdmacm4j.examples/org.rdmacm4j.examples.Cmtime)
-c1=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC)
+c1=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:ErrorFile="${OUT}/hs_err_%p.log")
 aot="${OUT}/cmtime.aot"
 port=21000
 mkdir -p "${OUT}"
@@ -67,7 +67,7 @@ ls -l "${aot}" >> "${summary}" 2>&1
 for rep in $(seq 1 "${reps}"); do
   run_client c-cmtime "${n}" cmtime
   run_client c1 "${n}" java "${c1[@]}" "${twin[@]}" --pipelined
-  run_client c2 "${n}" java -XX:+UseSerialGC "${twin[@]}" --pipelined
+  run_client c2 "${n}" java -XX:+UseSerialGC -XX:ErrorFile="${OUT}/hs_err_%p.log" "${twin[@]}" --pipelined
   [[ -f ${aot} ]] && run_client c1-aot "${n}" java "${c1[@]}" -XX:AOTCache="${aot}" "${twin[@]}" --pipelined
 done
 run_client c1-jfr "${n}" java "${c1[@]}" \
