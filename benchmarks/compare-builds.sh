@@ -18,13 +18,8 @@ port=22000
 summary="${OUT}/summary.txt"
 : > "${summary}"
 note() { echo "compare: $*" | tee -a "${summary}" >&2; }
-await_listen() {
-  local deadline=$((SECONDS + 60))
-  until timeout 10 rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q "${server}:$1 "; do
-    (( SECONDS < deadline )) || return 1
-    sleep 0.2
-  done
-}
+# shellcheck source=guest-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/guest-lib.sh"
 for rep in $(seq 1 "${reps}"); do
   for build in "$@"; do
     name=${build%%=*} dir=${build#*=}
@@ -39,7 +34,7 @@ for rep in $(seq 1 "${reps}"); do
     f="${OUT}/cmtime-${name}-${rep}.txt"
     timeout -k 5 300 cmtime -b "${server}" -p "${port}" -c "${n}" > "${f}.server" 2>&1 &
     spid=$!
-    if await_listen "${port}"; then
+    if await_listen "${server}" "${port}"; then
       timeout -k 5 300 java "${c1[@]}" --module-path "${mp}" --enable-native-access=org.rdmacm4j.verbs \
         -m org.rdmacm4j.examples/org.rdmacm4j.examples.Cmtime -s "${server}" -b "${client}" -p "${port}" -c "${n}" --pipelined > "${f}" 2>&1
       note "${name} rep ${rep} cmtime N=${n}: exit $?, $(grep '^connections/s' "${f}")"

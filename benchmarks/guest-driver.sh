@@ -55,14 +55,8 @@ command_once() {   # command_once KEY TEXT: the exact command of a figure, writt
   grep -q "^$1	" "${OUT}/commands.txt" || printf '%s\t%s\n' "$1" "$2" >> "${OUT}/commands.txt"
 }
 
-# Waits until something listens on server:$1 (rdma resource show), at most 60 s.
-await_listen() {
-  local deadline=$((SECONDS + 60))
-  until timeout 10 rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q "${server}:$1 "; do
-    (( SECONDS < deadline )) || { note "nothing listens on ${server}:$1 after 60 s"; return 1; }
-    sleep 0.2
-  done
-}
+# shellcheck source=guest-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/guest-lib.sh"
 
 # Runs a server in the background and a client in the foreground, both under deadlines.
 # pair FILE SECONDS PORT KILL_SERVER SERVER... -- CLIENT...; client output in FILE, server in FILE.server.
@@ -73,7 +67,8 @@ pair() {
   c=("$@")
   timeout -k 5 $((secs + 30)) "${s[@]}" > "${file}.server" 2>&1 &
   local spid=$!
-  if ! await_listen "${p}"; then
+  if ! await_listen "${server}" "${p}"; then
+    note "nothing listens on ${server}:${p} after 60 s"
     kill "${spid}" 2>/dev/null; wait "${spid}" 2>/dev/null
     echo "server never listened" > "${file}"; return 1
   fi

@@ -30,13 +30,8 @@ summary="${OUT}/summary.txt"
 : > "${summary}"
 note() { echo "profile: $*" | tee -a "${summary}" >&2; }
 
-await_listen() {
-  local deadline=$((SECONDS + 60))
-  until timeout 10 rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q "${server}:$1 "; do
-    (( SECONDS < deadline )) || return 1
-    sleep 0.2
-  done
-}
+# shellcheck source=guest-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/guest-lib.sh"
 
 # One client run against a fresh cmtime server: run_client LABEL COUNT CLIENT_COMMAND...
 run_client() {
@@ -45,7 +40,7 @@ run_client() {
   local f="${OUT}/${label}.${port}.txt"
   timeout -k 5 400 cmtime -b "${server}" -p "${port}" -c "${count}" > "${f}.server" 2>&1 &
   local spid=$!
-  await_listen "${port}" || { note "${label}: cmtime server never listened"; kill "${spid}"; return 1; }
+  await_listen "${server}" "${port}" || { note "${label}: cmtime server never listened"; kill "${spid}"; return 1; }
   local t0=${EPOCHREALTIME}
   timeout -k 5 300 "$@" -s "${server}" -b "${client}" -p "${port}" -c "${count}" > "${f}" 2>&1
   local rc=$? t1=${EPOCHREALTIME}

@@ -8,7 +8,7 @@ repo=$(cd "${here}/.." && pwd)
 out=$1; shift
 mkdir -p "${out}"
 out=$(cd "${out}" && pwd)
-cp "${here}/compare-builds.sh" "${out}/"
+cp "${here}/compare-builds.sh" "${here}/guest-lib.sh" "${out}/"
 builds=()
 for b in "$@"; do builds+=("${b%%=*}=$(cd "${b#*=}" && pwd)"); done
 (cd "${repo}" && flock /tmp/rdmacm4j-guest.lock it/rig/guest.sh --timeout "${COMPARE_TIMEOUT:-1200}" --out "${out}" -- \

@@ -7,6 +7,7 @@ bench_snapshot() {
   repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
   cp "${repo}/benchmarks/target/benchmarks.jar" "${dir}/benchmarks.jar"
   cp "${script}" "${dir}/$(basename "${script}")"
+  cp "${repo}/benchmarks/guest-lib.sh" "${dir}/guest-lib.sh"
   rm -rf "${dir}/examples"
   mkdir -p "${dir}/examples"
   cp -r "${repo}/examples/target/classes" "${dir}/examples/classes"
