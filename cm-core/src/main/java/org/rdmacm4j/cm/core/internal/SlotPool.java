@@ -23,6 +23,14 @@ final class SlotPool implements AutoCloseable {
 
     private static final int MIN_SLOT = 64;
     private static final long SLAB_BYTES = 1 << 20;
+    /**
+     * At most this many slots per slab. Without the cap a slab of the smallest class held 16,384
+     * slots: every connection's one-sided results (16 slots of 8 bytes) on a fresh pool paid for
+     * zeroing and registering 1 MiB and building 16,384 slices, and connections made one at a
+     * time paid it again each time the device was reopened (docs/benchmarks.md, profile). Classes of
+     * 4 KiB and more are unchanged (a 1 MiB slab holds at most 256 of them anyway).
+     */
+    private static final long MAX_SLOTS_PER_SLAB = 256;
 
     private record Slab(Arena arena, MemoryRegion region) { }
 
@@ -65,7 +73,7 @@ final class SlotPool implements AutoCloseable {
     }
 
     private void addSlab(int size, ArrayDeque<Slot> q, int atLeast) {
-        long n = Math.max(atLeast, SLAB_BYTES / size);
+        long n = Math.max(atLeast, Math.min(SLAB_BYTES / size, MAX_SLOTS_PER_SLAB));
         Arena arena = Arena.ofShared();
         try {
             MemorySegment mem = arena.allocate(n * size, 4096);

@@ -1,0 +1,271 @@
+#!/usr/bin/env bash
+# Runs INSIDE the soft-RoCE guest (started by benchmarks/run-all.sh through it/rig/guest.sh): every
+# pair of programs, rdmacm4j then C, interleaved A B A B, BENCH_REPS times, each command under its
+# own deadline. Raw output goes to $OUT/raw/, one figure value per line to $OUT/results.tsv
+# (figure <TAB> implementation <TAB> repetition <TAB> value), the exact commands to
+# $OUT/commands.txt and the environment to $OUT/meta.txt. benchmarks/BenchReport turns them into
+# docs/benchmarks.md and docs/connect-rate.png.
+#
+# Env (set by run-all.sh): OUT (results dir), REPO (the checkout), BENCH_JAR, EXAMPLES_MODULE_PATH (copies of the
+# examples' classes and jars), CM_LOOP (the built C event loop), BENCH_REPS,
+# BENCH_NS (connection counts), BENCH_LOCKSTEP (1 when the twin has --lockstep), BENCH_MEMORY
+# (connection counts for the memory figure), BENCH_MEMORY_SECONDS.
+set -uo pipefail
+repo=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+: "${OUT:?}" "${CM_LOOP:?}"
+reps=${BENCH_REPS:-3}
+ns=${BENCH_NS:-1 100 500}
+server=192.0.2.1
+client=192.0.2.3
+jar="${BENCH_JAR:-${repo}/benchmarks/target/benchmarks.jar}"
+# The same JVM flags as the examples' launchers (examples/bin/*): C1 only, serial GC.
+c1=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC)
+java_cmd=(java "${c1[@]}" --enable-native-access=ALL-UNNAMED -cp "${jar}")
+# twin NAME: the examples' launcher command (examples/bin/NAME), on run-all.sh's copy of the
+# examples' classes and jars.
+twin() {
+  local main
+  case "$1" in cmtime) main=Cmtime ;; rping) main=Rping ;; ucmatose) main=Ucmatose ;; esac
+  echo java "${c1[@]}" --module-path "${EXAMPLES_MODULE_PATH:?}" --enable-native-access=org.rdmacm4j.verbs \
+    -m "org.rdmacm4j.examples/org.rdmacm4j.examples.${main}"
+}
+mkdir -p "${OUT}/raw"
+results="${OUT}/results.tsv"
+: > "${results}"
+: > "${OUT}/commands.txt"
+failures=0
+port=20000
+
+{
+  echo "date $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "kernel $(uname -r)"
+  echo "cpus $(nproc)"
+  echo "memory_mib $(awk '/MemTotal/ {print int($2/1024)}' /proc/meminfo)"
+  echo "rdma_core $(dpkg-query -W -f='${Version}' rdma-core 2>/dev/null)"
+  echo "perftest $(dpkg-query -W -f='${Version}' perftest 2>/dev/null)"
+  echo "java $(java -version 2>&1 | head -2 | tail -1)"
+  echo "reps ${reps}"
+  echo "lockstep ${BENCH_LOCKSTEP:-0}"
+  echo "device $(rdma link show rxe0/1 2>/dev/null | head -1)"
+} > "${OUT}/meta.txt"
+
+note() { echo "bench: $*" >&2; }
+record() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >> "${results}"; }
+command_once() {   # command_once KEY TEXT: the exact command of a figure, written once
+  grep -q "^$1	" "${OUT}/commands.txt" || printf '%s\t%s\n' "$1" "$2" >> "${OUT}/commands.txt"
+}
+
+# shellcheck source=guest-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/guest-lib.sh"
+
+# Runs a server in the background and a client in the foreground, both under deadlines.
+# pair FILE SECONDS PORT KILL_SERVER SERVER... -- CLIENT...; client output in FILE, server in FILE.server.
+pair() {
+  local file=$1 secs=$2 p=$3 kill_server=$4; shift 4
+  local s=() c=()
+  while [[ $1 != -- ]]; do s+=("$1"); shift; done; shift
+  c=("$@")
+  timeout -k 5 $((secs + 30)) "${s[@]}" > "${file}.server" 2>&1 &
+  local spid=$!
+  if ! await_listen "${server}" "${p}"; then
+    note "nothing listens on ${server}:${p} after 60 s"
+    kill "${spid}" 2>/dev/null; wait "${spid}" 2>/dev/null
+    echo "server never listened" > "${file}"; return 1
+  fi
+  local t0 t1 rc
+  t0=$(date +%s.%N)
+  timeout -k 5 "${secs}" "${c[@]}" > "${file}" 2>&1
+  rc=$?
+  t1=$(date +%s.%N)
+  echo "wall_seconds $(echo "${t1} - ${t0}" | bc -l)" >> "${file}"
+  # cmtime's server never exits by itself; the others get 60 s to finish after their client.
+  if (( kill_server )); then kill "${spid}" 2>/dev/null; fi
+  local until=$((SECONDS + 60))
+  while kill -0 "${spid}" 2>/dev/null && (( SECONDS < until )); do sleep 0.2; done
+  kill "${spid}" 2>/dev/null
+  wait "${spid}" 2>/dev/null
+  (( rc == 0 )) || { note "$(basename "${file}") exited ${rc}"; failures=$((failures + 1)); }
+  return "${rc}"
+}
+
+# cmtime's table -> step totals (ms) and the setup / teardown rates.
+cmtime_rows() {   # cmtime_rows FILE IMPL REP N MODE
+  local f=$1 impl=$2 rep=$3 n=$4 mode=$5
+  awk -F: '/^(create id|bind addr|resolve addr|resolve route|create qp|connect|disconnect|destroy) *:/ {
+      name=$1; sub(/ +$/, "", name); split($2, v, " "); if (v[1] ~ /^[0-9.]+$/) print name "\t" v[1] }' "${f}" |
+    while IFS=$'\t' read -r step ms; do
+      record "step_ms/${mode}/${n}/${step}" "${impl}" "${rep}" "${ms}"
+    done
+}
+
+c_cmtime() {   # c_cmtime REP N
+  local rep=$1 n=$2 f p
+  port=$((port + 1)); p=${port}
+  f="${OUT}/raw/cmtime-c-n${n}-r${rep}.txt"
+  command_once "cmtime/C" "cmtime -b ${server} -p PORT -c N  &&  cmtime -s ${server} -b ${client} -p PORT -c N"
+  pair "${f}" 300 "${p}" 1 cmtime -b "${server}" -p "${p}" -c "${n}" -- \
+    cmtime -s "${server}" -b "${client}" -p "${p}" -c "${n}" || return
+  cmtime_rows "${f}" C "${rep}" "${n}" cmtime
+  # cmtime runs each step for all N connections before the next one: setup = create id ..
+  # connect, teardown = disconnect + destroy (the sums of the step totals).
+  awk -F: -v n="${n}" '/^(create id|bind addr|resolve addr|resolve route|create qp|connect) *:/ {split($2, v, " "); s += v[1]}
+      /^(disconnect|destroy) *:/ {split($2, v, " "); t += v[1]}
+      END { if (s > 0) print "setup " n / (s / 1000); if (t > 0) print "teardown " n / (t / 1000) }' "${f}" |
+    while read -r what rate; do record "${what}_rate/${n}" C "${rep}" "${rate}"; done
+}
+
+j_cmtime() {   # j_cmtime REP N MODE (pipelined|lockstep)
+  local rep=$1 n=$2 mode=$3 f p
+  port=$((port + 1)); p=${port}
+  f="${OUT}/raw/cmtime-j${mode}-n${n}-r${rep}.txt"
+  command_once "cmtime/${mode}" "examples/bin/cmtime -b ${server} -p PORT -c N  &&  examples/bin/cmtime -s ${server} -b ${client} -p PORT -c N --${mode}"
+  pair "${f}" 300 "${p}" 0 $(twin cmtime) -b "${server}" -p "${p}" -c "${n}" --linger 60 -- \
+    $(twin cmtime) -s "${server}" -b "${client}" -p "${p}" -c "${n}" "--${mode}" || return
+  cmtime_rows "${f}" "${mode}" "${rep}" "${n}" "${mode}"
+  # "connections/s: connect R (n in T1 ms), connect + close R2 (T2 ms)"
+  sed -n 's/^connections\/s: connect \([0-9.]*\) (\([0-9]*\) in \([0-9.]*\) ms), connect + close [0-9.]* (\([0-9.]*\) ms).*/\1 \2 \3 \4/p' "${f}" |
+    while read -r rate ok t1 t2; do
+      record "setup_rate/${n}" "${mode}" "${rep}" "$(echo "${ok} / (${t1} / 1000)" | bc -l)"
+      record "teardown_rate/${n}" "${mode}" "${rep}" "$(echo "${ok} / ((${t2} - ${t1}) / 1000)" | bc -l)"
+    done
+}
+
+# Setup latency: cold = connection 0, p50/p99 of the rest.
+latency_rows() {   # latency_rows FILE IMPL REP
+  awk '/^latency_us/ {print $3}' "$1" > "$1.lat"
+  local cold p50 p99
+  cold=$(head -1 "$1.lat")
+  [[ -n "${cold}" ]] || return 1
+  p50=$(tail -n +2 "$1.lat" | sort -g | awk '{a[NR]=$1} END {i=int(NR*0.50+0.5); if (i<1) i=1; print a[i]}')
+  p99=$(tail -n +2 "$1.lat" | sort -g | awk '{a[NR]=$1} END {i=int(NR*0.99+0.5); if (i<1) i=1; if (i>NR) i=NR; print a[i]}')
+  record "latency_cold_us" "$2" "$3" "${cold}"
+  record "latency_p50_us" "$2" "$3" "${p50}"
+  record "latency_p99_us" "$2" "$3" "${p99}"
+}
+
+single_process() {   # single_process FILE SECONDS CMD...: one program, both ends in it
+  local f=$1 secs=$2; shift 2
+  timeout -k 5 "${secs}" "$@" > "${f}" 2>&1
+  local rc=$?
+  (( rc == 0 )) || { note "$(basename "${f}") exited ${rc}"; failures=$((failures + 1)); }
+  return "${rc}"
+}
+
+latency_pair() {   # latency_pair REP IMPL
+  local rep=$1 impl=$2 f k=${BENCH_LATENCY_K:-100}
+  port=$((port + 1))
+  f="${OUT}/raw/latency-${impl}-r${rep}.txt"
+  if [[ ${impl} == C ]]; then
+    command_once "latency/C" "cm_event_loop latency ${server} ${client} PORT ${k}"
+    single_process "${f}" 300 "${CM_LOOP}" latency "${server}" "${client}" "${port}" "${k}" || return
+  else
+    command_once "latency/rdmacm4j" "java ... org.rdmacm4j.benchmarks.CmBench latency ${server} ${client} PORT ${k}"
+    single_process "${f}" 300 "${java_cmd[@]}" org.rdmacm4j.benchmarks.CmBench latency "${server}" "${client}" "${port}" "${k}" || return
+  fi
+  latency_rows "${f}" "${impl}" "${rep}"
+}
+
+storm_pair() {   # storm_pair REP IMPL
+  local rep=$1 impl=$2 f n=${BENCH_STORM_N:-200}
+  port=$((port + 1))
+  f="${OUT}/raw/storm-${impl}-r${rep}.txt"
+  if [[ ${impl} == C ]]; then
+    command_once "storm/C" "cm_event_loop storm ${server} ${client} PORT ${n}"
+    single_process "${f}" 300 "${CM_LOOP}" storm "${server}" "${client}" "${port}" "${n}" || return
+  else
+    command_once "storm/rdmacm4j" "java ... org.rdmacm4j.benchmarks.CmBench storm ${server} ${client} PORT ${n}"
+    single_process "${f}" 300 "${java_cmd[@]}" org.rdmacm4j.benchmarks.CmBench storm "${server}" "${client}" "${port}" "${n}" || return
+  fi
+  awk '/^events / {print $2, $6}' "${f}" | while read -r ev rate; do
+    record "storm_events" "${impl}" "${rep}" "${ev}"
+    record "events_per_s" "${impl}" "${rep}" "${rate}"
+  done
+}
+
+# rping / ucmatose: the per-iteration time is the difference of two runs' client wall times
+# (COUNT and 1 iterations), which removes process start, connection setup and teardown.
+tool_pair() {   # tool_pair REP IMPL TOOL COUNT FIGURE -- extra args
+  local rep=$1 impl=$2 tool=$3 count=$4 figure=$5; shift 6
+  local bin=${tool} shown=${tool} w1 wn f
+  [[ ${impl} == rdmacm4j ]] && { bin=$(twin "${tool}"); shown="examples/bin/${tool}"; }
+  for c in 1 "${count}"; do
+    port=$((port + 1))
+    f="${OUT}/raw/${tool}-${impl}-C${c}-r${rep}.txt"
+    if [[ ${tool} == rping ]]; then
+      command_once "${tool}/${impl}" "${shown} -s -a ${server} -p PORT -C COUNT $*  &&  ${shown} -c -a ${server} -I ${client} -p PORT -C COUNT $*"
+      pair "${f}" 300 "${port}" 0 ${bin} -s -a "${server}" -p "${port}" -C "${c}" "$@" -- \
+        ${bin} -c -a "${server}" -I "${client}" -p "${port}" -C "${c}" "$@" || return
+    else
+      command_once "${tool}/${impl}" "${shown} -b ${server} -p PORT -C COUNT $*  &&  ${shown} -s ${server} -b ${client} -p PORT -C COUNT $*"
+      pair "${f}" 300 "${port}" 0 ${bin} -b "${server}" -p "${port}" -C "${c}" "$@" -- \
+        ${bin} -s "${server}" -b "${client}" -p "${port}" -C "${c}" "$@" || return
+    fi
+    if [[ ${c} == 1 ]]; then w1=$(awk '/^wall_seconds/ {print $2}' "${f}"); else wn=$(awk '/^wall_seconds/ {print $2}' "${f}"); fi
+  done
+  record "${figure}" "${impl}" "${rep}" "$(echo "(${wn} - ${w1}) * 1000000 / (${count} - 1)" | bc -l)"
+}
+
+writebw_pair() {   # writebw_pair REP IMPL
+  local rep=$1 impl=$2 f size=65536 count=2000 window=64
+  port=$((port + 1))
+  f="${OUT}/raw/writebw-${impl}-r${rep}.txt"
+  if [[ ${impl} == C ]]; then
+    command_once "writebw/C" "ib_write_bw -R -s ${size} -n ${count} -t ${window} -p PORT  &&  ib_write_bw -R -s ${size} -n ${count} -t ${window} -p PORT ${server}"
+    timeout -k 5 120 ib_write_bw -R -s "${size}" -n "${count}" -t "${window}" -p "${port}" > "${f}.server" 2>&1 &
+    local spid=$!
+    sleep 2   # ib_write_bw's server listens on every address: rdma resource show names no address
+    timeout -k 5 120 ib_write_bw -R -s "${size}" -n "${count}" -t "${window}" -p "${port}" "${server}" > "${f}" 2>&1
+    local rc=$?
+    wait "${spid}" 2>/dev/null
+    (( rc == 0 )) || { note "ib_write_bw exited ${rc}"; failures=$((failures + 1)); return 1; }
+    # the result row: bytes, iterations, BW peak, BW average [MB/sec], MsgRate
+    awk -v s="${size}" '$1 == s && NF >= 5 {print $4}' "${f}" | tail -1 | while read -r mb; do
+      record "write_mb_s" C "${rep}" "${mb}"; done
+  else
+    command_once "writebw/rdmacm4j" "java ... org.rdmacm4j.benchmarks.CmBench writebw ${server} ${client} PORT ${size} ${count} ${window}"
+    single_process "${f}" 300 "${java_cmd[@]}" org.rdmacm4j.benchmarks.CmBench writebw "${server}" "${client}" "${port}" \
+      "${size}" "${count}" "${window}" || return
+    awk '/^MB\/s/ {print $2}' "${f}" | while read -r mb; do record "write_mb_s" rdmacm4j "${rep}" "${mb}"; done
+  fi
+}
+
+start=${SECONDS}
+for rep in $(seq 1 "${reps}"); do
+  note "repetition ${rep} of ${reps} ($((SECONDS - start)) s)"
+  for n in ${ns}; do
+    j_cmtime "${rep}" "${n}" pipelined
+    if [[ ${BENCH_LOCKSTEP:-0} == 1 ]]; then j_cmtime "${rep}" "${n}" lockstep; fi
+    c_cmtime "${rep}" "${n}"
+  done
+  latency_pair "${rep}" rdmacm4j; latency_pair "${rep}" C
+  storm_pair "${rep}" rdmacm4j; storm_pair "${rep}" C
+  tool_pair "${rep}" rdmacm4j rping "${BENCH_RPING_COUNT:-2000}" rping_iteration_us -- -S 64
+  tool_pair "${rep}" C rping "${BENCH_RPING_COUNT:-2000}" rping_iteration_us -- -S 64
+  tool_pair "${rep}" rdmacm4j ucmatose "${BENCH_UCMATOSE_COUNT:-8000}" ucmatose_message_us -- -S 64
+  tool_pair "${rep}" C ucmatose "${BENCH_UCMATOSE_COUNT:-8000}" ucmatose_message_us -- -S 64
+  writebw_pair "${rep}" rdmacm4j; writebw_pair "${rep}" C
+done
+
+note "memory ($((SECONDS - start)) s)"
+# Each connection end holds descriptors (its completion channel): allow more than the default 1024.
+ulimit -n 1048576 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+echo "open_files_limit $(ulimit -n)" >> "${OUT}/meta.txt"
+port=$((port + 1))
+command_once "memory/rdmacm4j" "java ... org.rdmacm4j.benchmarks.CmBench memory ${server} ${client} PORT ${BENCH_MEMORY:-1000,10000} ${BENCH_MEMORY_SECONDS:-150}"
+single_process "${OUT}/raw/memory.txt" $(( ${BENCH_MEMORY_SECONDS:-150} + 240 )) "${java_cmd[@]}" \
+  org.rdmacm4j.benchmarks.CmBench memory "${server}" "${client}" "${port}" "${BENCH_MEMORY:-1000,10000}" \
+  "${BENCH_MEMORY_SECONDS:-150}"
+awk '/^memory connections/ {print $3, $7, $9, $11, $13}' "${OUT}/raw/memory.txt" |
+  while read -r n heap rss native slab; do
+    record "memory_heap_bytes/${n}" rdmacm4j 1 "${heap}"
+    record "memory_rss_bytes/${n}" rdmacm4j 1 "${rss}"
+    record "memory_native_bytes/${n}" rdmacm4j 1 "${native}"
+    record "memory_slab_bytes/${n}" rdmacm4j 1 "${slab}"
+  done
+
+stop=$(sed -n 's/.* stopped: //p' "${OUT}/raw/memory.txt" | head -1)
+[[ -n "${stop}" ]] && echo "memory_stop ${stop}" >> "${OUT}/meta.txt"
+echo "seconds $((SECONDS - start))" >> "${OUT}/meta.txt"
+echo "failures ${failures}" >> "${OUT}/meta.txt"
+note "done in $((SECONDS - start)) s, ${failures} failed command(s)"
+exit 0

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# rdmacm4j against rdma-core's C tools, side by side in ONE soft-RoCE guest boot, then
+# docs/benchmarks.md and docs/connect-rate.png regenerated from that run.
+#
+#   benchmarks/run-all.sh            (after ./mvnw -q package -DskipTests)
+#
+# Takes the guest lock (/tmp/rdmacm4j-guest.lock: one guest at a time on a machine), builds the C
+# event loop (benchmarks/src/main/c/cm_event_loop.c) into the results dir, boots the guest with
+# benchmarks/guest-driver.sh as its job (pairs interleaved A B A B, BENCH_REPS times) and runs
+# org.rdmacm4j.benchmarks.BenchReport on the results. The downcall section of docs/benchmarks.md
+# comes from docs/benchmarks-downcall.md (benchmarks/run-downcall-bench.sh, a host benchmark).
+#
+# (The guest gets the settings as arguments: guest.sh carries no environment into it.)
+# Env: BENCH_REPS (default 3), BENCH_NS (default "1 100 500"), BENCH_TIMEOUT (guest job deadline,
+#      default 2400 s), BENCH_MEMORY (default 1000,10000), BENCH_MEMORY_SECONDS (default 150),
+#      BENCH_OUT (results dir, default benchmarks/target/bench-<time>), BENCH_LATENCY_K (100),
+#      BENCH_STORM_N (200), BENCH_RPING_COUNT (2000), BENCH_UCMATOSE_COUNT (8000).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "${here}/.." && pwd)
+[[ -n "${JAVA_HOME:-}" ]] || { source "${repo}/scripts/find-jdk.sh"; rdmacm4j_find_jdk >/dev/null; }
+export JAVA_HOME PATH="${JAVA_HOME}/bin:${PATH}"
+jar="${here}/target/benchmarks.jar"
+for f in "${jar}" "${repo}/examples/target/classpath.txt" "${repo}/examples/target/classes"; do
+  [[ -e "${f}" ]] || { echo "run-all: ${f} is missing: build first (./mvnw -q package -DskipTests)" >&2; exit 2; }
+done
+out="${BENCH_OUT:-${here}/target/bench-$(date -u +%Y%m%d-%H%M%S)}"
+mkdir -p "${out}"
+out=$(cd "${out}" && pwd)
+
+# The guest runs copies of the build and of the driver (snapshot.sh): a rebuild during the run
+# cannot change what is measured, and the next build need not wait for the run.
+source "${here}/snapshot.sh"
+bench_snapshot "${out}" "${here}/guest-driver.sh"
+gcc -O2 -Wall -o "${out}/cm_event_loop" "${here}/src/main/c/cm_event_loop.c" -lrdmacm -libverbs
+
+# The lockstep rows exist only if the cmtime twin has the mode; never stand in for it.
+lockstep=0
+if "${repo}/examples/bin/cmtime" --help 2>&1 | grep -q -- '--lockstep'; then
+  lockstep=1
+else
+  echo "run-all: examples/bin/cmtime has no --lockstep: the lockstep rows will be reported missing" >&2
+fi
+
+status=0
+(cd "${repo}" && RDMACM4J_GUEST_MEM="${RDMACM4J_GUEST_MEM:-6144}" flock /tmp/rdmacm4j-guest.lock \
+    it/rig/guest.sh --timeout "${BENCH_TIMEOUT:-2400}" --out "${out}" -- \
+    env OUT="${out}" BENCH_JAR="${out}/benchmarks.jar" EXAMPLES_MODULE_PATH="${BENCH_MODULE_PATH}" CM_LOOP="${out}/cm_event_loop" BENCH_REPS="${BENCH_REPS:-3}" BENCH_NS="${BENCH_NS:-1 100 500}" \
+    BENCH_LOCKSTEP="${lockstep}" BENCH_MEMORY="${BENCH_MEMORY:-1000,10000}" \
+    BENCH_MEMORY_SECONDS="${BENCH_MEMORY_SECONDS:-150}" BENCH_LATENCY_K="${BENCH_LATENCY_K:-100}" \
+    BENCH_STORM_N="${BENCH_STORM_N:-200}" BENCH_RPING_COUNT="${BENCH_RPING_COUNT:-2000}" \
+    BENCH_UCMATOSE_COUNT="${BENCH_UCMATOSE_COUNT:-8000}" REPO="${repo}" bash "${out}/guest-driver.sh") || status=$?
+[[ -s "${out}/results.tsv" ]] || { echo "run-all: the guest run produced no results (exit ${status}); see ${out}" >&2; exit 2; }
+
+java -Djava.awt.headless=true -cp "${jar}" org.rdmacm4j.benchmarks.BenchReport "${out}" "${repo}/docs"
+echo "run-all: wrote docs/benchmarks.md and docs/connect-rate.png from ${out} (guest exit ${status})" >&2
+exit "${status}"

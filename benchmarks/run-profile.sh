@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Boots the soft-RoCE guest once for benchmarks/profile-setup.sh (the setup path under C1, C2,
+# an AOT cache and JFR; see its header) on a copy of the current build; prints its summary.
+#   benchmarks/run-profile.sh [RESULTS_DIR]     (after ./mvnw -q package -DskipTests)
+# Env: PROFILE_N (500), PROFILE_REPS (2).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "${here}/.." && pwd)
+[[ -n "${JAVA_HOME:-}" ]] || { source "${repo}/scripts/find-jdk.sh"; rdmacm4j_find_jdk >/dev/null; }
+source "${here}/snapshot.sh"
+out="${1:-${here}/target/profile-$(date -u +%Y%m%d-%H%M%S)}"
+mkdir -p "${out}"
+out=$(cd "${out}" && pwd)
+bench_snapshot "${out}" "${here}/profile-setup.sh"
+status=0
+(cd "${repo}" && flock /tmp/rdmacm4j-guest.lock it/rig/guest.sh --timeout "${PROFILE_TIMEOUT:-1500}" --out "${out}" -- \
+    env OUT="${out}" BENCH_JAR="${out}/benchmarks.jar" EXAMPLES_MODULE_PATH="${BENCH_MODULE_PATH}" \
+    PROFILE_N="${PROFILE_N:-500}" PROFILE_REPS="${PROFILE_REPS:-2}" REPO="${repo}" bash "${out}/profile-setup.sh") || status=$?
+cat "${out}/summary.txt" 2>/dev/null
+exit "${status}"

@@ -1,0 +1,298 @@
+package org.rdmacm4j.benchmarks;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.rdmacm4j.cm.core.AcceptOptions;
+import org.rdmacm4j.cm.core.ConnectOptions;
+import org.rdmacm4j.cm.core.ConnectionHandler;
+import org.rdmacm4j.cm.core.ListenOptions;
+import org.rdmacm4j.cm.core.QpCapabilities;
+import org.rdmacm4j.cm.core.RdmaCm;
+import org.rdmacm4j.cm.core.RdmaConnection;
+import org.rdmacm4j.cm.core.RdmaListener;
+import org.rdmacm4j.cm.core.RegisteredRegion;
+import org.rdmacm4j.cm.core.RemoteRegion;
+
+/**
+ * The rdmacm4j side of the benchmarks that have no rdmacm4j twin among the examples, each the
+ * same workload as its C counterpart ({@code benchmarks/src/main/c/cm_event_loop.c}, {@code
+ * ib_write_bw -R}) through the public API only: one RdmaCm holds a listener on SERVER:PORT and the
+ * connections from CLIENT to it, so both ends live in this process, as in the C program.
+ * <ul>
+ * <li>{@code storm SERVER CLIENT PORT N}: N raw RC connections (cmtime's QP capabilities) started at
+ *     once, then all closed by the client; prints {@code events E seconds S events/s R}, E = the
+ *     CM events the dispatcher handled ({@link org.rdmacm4j.cm.core.CmStatistics#cmEvents()}).</li>
+ * <li>{@code latency SERVER CLIENT PORT K}: K connections one at a time, each closed before the next;
+ *     prints {@code latency_us I T}, T = connect() called to its future completed (I = 0 is cold), and
+ *     the last connection's history (both ends: each state-machine step with its elapsed time).</li>
+ * <li>{@code writebw SERVER CLIENT PORT SIZE COUNT WINDOW}: COUNT RDMA WRITEs of SIZE bytes, WINDOW in
+ *     flight; prints {@code MB/s X} (10^6 bytes per second, as ib_write_bw).</li>
+ * <li>{@code memory SERVER CLIENT PORT N1,N2,... SECONDS}: opens connections in batches of 250 up to
+ *     each N, and at each N prints heap used after a full GC, the process's RSS and the kernel's
+ *     Slab, as deltas from before the first connection, per connection; stops early (saying so) at
+ *     the time budget or the first failure, reporting the largest count reached.</li>
+ * </ul>
+ * Every wait has a deadline; a failure exits non-zero with the reason.
+ */
+public final class CmBench {
+    private static final QpCapabilities CMTIME_QP = new QpCapabilities(1, 1, 1, 1, 0, 2);
+    private static final long WAIT_S = 120;
+
+    private CmBench() { }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 5) {
+            usage();
+        }
+        InetAddress server = InetAddress.getByName(args[1]);
+        InetAddress client = InetAddress.getByName(args[2]);
+        int port = Integer.parseInt(args[3]);
+        var at = new InetSocketAddress(server, port);
+        var from = new InetSocketAddress(client, 0);
+        switch (args[0]) {
+            case "storm" -> storm(at, from, positive(args[4]));
+            case "latency" -> latency(at, from, positive(args[4]));
+            case "writebw" -> {
+                if (args.length != 7) {
+                    usage();
+                }
+                writeBandwidth(at, from, positive(args[4]), positive(args[5]), positive(args[6]));
+            }
+            case "memory" -> {
+                if (args.length != 6) {
+                    usage();
+                }
+                int[] targets = Arrays.stream(args[4].split(",")).mapToInt(CmBench::positive).toArray();
+                memory(at, from, targets, positive(args[5]));
+            }
+            default -> usage();
+        }
+        System.exit(0);
+    }
+
+    private static void usage() {
+        System.err.println("usage: CmBench storm|latency SERVER CLIENT PORT N | writebw SERVER CLIENT PORT SIZE COUNT WINDOW"
+                + " | memory SERVER CLIENT PORT N1,N2,... SECONDS");
+        System.exit(2);
+    }
+
+    private static int positive(String s) {
+        int n = Integer.parseInt(s);
+        if (n < 1) {
+            throw new IllegalArgumentException("expected a positive number, was " + s);
+        }
+        return n;
+    }
+
+    private static ConnectOptions raw(InetSocketAddress from) {
+        return ConnectOptions.builder().raw().qp(CMTIME_QP).source(from).build();
+    }
+
+    /** A listener that accepts every request raw with cmtime's QP and collects the accepted ends. */
+    private static RdmaListener acceptAll(RdmaCm cm, InetSocketAddress at, int pending,
+                                          ConcurrentLinkedQueue<RdmaConnection> accepted) {
+        return cm.listen(at, ListenOptions.defaults().withBacklog(Math.max(128, pending))
+                .withMaxPendingRequests(Math.max(128, pending)), r -> r.accept(ConnectionHandler.none(),
+                AcceptOptions.defaults().raw().qp(CMTIME_QP)).thenAccept(accepted::add));
+    }
+
+    private static <T> T await(CompletableFuture<T> f) throws Exception {
+        try {
+            return f.get(WAIT_S, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("no completion within " + WAIT_S + " s", e);
+        }
+    }
+
+    private static void storm(InetSocketAddress at, InetSocketAddress from, int n) throws Exception {
+        var accepted = new ConcurrentLinkedQueue<RdmaConnection>();
+        try (RdmaCm cm = RdmaCm.open()) {
+            RdmaListener l = acceptAll(cm, at, n, accepted);
+            ConnectOptions options = raw(from);
+            long events0 = cm.statistics().cmEvents();
+            long t0 = System.nanoTime();
+            List<CompletableFuture<RdmaConnection>> connects = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                connects.add(cm.connect(at, options, ConnectionHandler.none()));
+            }
+            List<CompletableFuture<Void>> closed = new ArrayList<>(2 * n);
+            for (CompletableFuture<RdmaConnection> c : connects) {
+                closed.add(await(c).closeFuture());
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+            while (accepted.size() < n && System.nanoTime() < deadline) {
+                Thread.sleep(1);    // the accept futures complete on the dispatcher just after ESTABLISHED
+            }
+            if (accepted.size() < n) {
+                throw new IllegalStateException(accepted.size() + " of " + n + " accepted");
+            }
+            accepted.forEach(c -> closed.add(c.closeFuture()));
+            for (CompletableFuture<RdmaConnection> c : connects) {
+                c.join().close();
+            }
+            await(CompletableFuture.allOf(closed.toArray(CompletableFuture[]::new)));
+            long t1 = System.nanoTime();
+            long events = cm.statistics().cmEvents() - events0;
+            double s = (t1 - t0) / 1e9;
+            System.out.printf("events %d seconds %.6f events/s %.1f%n", events, s, events / s);
+            System.out.println("statistics " + cm.statistics());
+            await(l.close());
+        }
+    }
+
+    private static void latency(InetSocketAddress at, InetSocketAddress from, int k) throws Exception {
+        var accepted = new ConcurrentLinkedQueue<RdmaConnection>();
+        try (RdmaCm cm = RdmaCm.open()) {
+            RdmaListener l = acceptAll(cm, at, 1, accepted);
+            ConnectOptions options = raw(from);
+            for (int i = 0; i < k; i++) {
+                long t0 = System.nanoTime();
+                RdmaConnection c = await(cm.connect(at, options, ConnectionHandler.none()));
+                long t1 = System.nanoTime();
+                System.out.printf("latency_us %d %.1f%n", i, (t1 - t0) / 1e3);
+                await(c.close());
+                if (i == k - 1) {   // where the last (warmest) connection spent its time, step by step
+                    c.history().forEach(e -> System.out.println("history client " + e));
+                }
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+                while (accepted.isEmpty() && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
+                }
+                RdmaConnection s = accepted.poll();
+                if (s == null) {
+                    throw new IllegalStateException("connection " + i + " was never accepted");
+                }
+                await(s.closeFuture());
+                if (i == k - 1) {
+                    s.history().forEach(e -> System.out.println("history server " + e));
+                }
+            }
+            await(l.close());
+        }
+    }
+
+    private static void writeBandwidth(InetSocketAddress at, InetSocketAddress from, int size, int count, int window)
+            throws Exception {
+        try (RdmaCm cm = RdmaCm.open(); Arena arena = Arena.ofShared()) {
+            MemorySegment target = arena.allocate(size, 4096);
+            var advertised = new CompletableFuture<RemoteRegion>();
+            RdmaListener l = cm.listen(at, ListenOptions.defaults(), r -> r.accept(ConnectionHandler.none())
+                    .thenAccept(s -> advertised.complete(s.register(target).toRemote())));
+            RdmaConnection c = await(cm.connect(at, ConnectOptions.builder().source(from).build(),
+                    ConnectionHandler.none()));
+            RemoteRegion remote = await(advertised);
+            RegisteredRegion local = c.register(arena.allocate(size, 4096));
+            var inFlight = new java.util.ArrayDeque<CompletableFuture<Void>>(window);
+            long t0 = System.nanoTime();
+            for (int i = 0; i < count; i++) {
+                if (inFlight.size() == window) {
+                    await(inFlight.poll());
+                }
+                inFlight.add(c.write(local, 0, remote, 0, size));
+            }
+            while (!inFlight.isEmpty()) {
+                await(inFlight.poll());
+            }
+            double s = (System.nanoTime() - t0) / 1e9;
+            System.out.printf("MB/s %.2f (%d writes of %d bytes, %d in flight, %.3f s)%n",
+                    (double) count * size / s / 1e6, count, size, window, s);
+            local.close();
+            await(c.close());
+            await(l.close());
+        }
+    }
+
+    private static void memory(InetSocketAddress at, InetSocketAddress from, int[] targets, int seconds)
+            throws Exception {
+        var accepted = new ConcurrentLinkedQueue<RdmaConnection>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        try (RdmaCm cm = RdmaCm.open()) {
+            RdmaListener l = acceptAll(cm, at, 250, accepted);
+            ConnectOptions options = raw(from);
+            // Warm the path once so the baseline holds the classes and code every connection uses.
+            await(await(cm.connect(at, options, ConnectionHandler.none())).close());
+            Thread.sleep(200);
+            accepted.forEach(RdmaConnection::close);
+            accepted.clear();
+            long[] base = sample();
+            List<RdmaConnection> live = new ArrayList<>();
+            String stop = null;
+            for (int target : targets) {
+                while (live.size() < target && stop == null) {
+                    if (System.nanoTime() > deadline) {
+                        stop = "time budget of " + seconds + " s spent";
+                        break;
+                    }
+                    int batch = Math.min(250, target - live.size());
+                    List<CompletableFuture<RdmaConnection>> cs = new ArrayList<>(batch);
+                    for (int i = 0; i < batch; i++) {
+                        cs.add(cm.connect(at, options, ConnectionHandler.none()));
+                    }
+                    for (CompletableFuture<RdmaConnection> c : cs) {
+                        try {
+                            live.add(await(c));
+                        } catch (ExecutionException | IllegalStateException e) {
+                            stop = "connection " + (live.size() + 1) + " failed: " + e.getMessage().lines().findFirst().orElse("");
+                        }
+                    }
+                }
+                long wait = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (accepted.size() < live.size() && System.nanoTime() < wait) {
+                    Thread.sleep(10);
+                }
+                int n = live.size();
+                if (n == 0) {
+                    break;
+                }
+                long[] now = sample();
+                System.out.printf("memory connections %d accepted %d heap_bytes_per_conn %.0f rss_bytes_per_conn %.0f"
+                        + " native_bytes_per_conn %.0f slab_bytes_per_conn %.0f target %d%s%n", n, accepted.size(),
+                        (now[0] - base[0]) / (double) n, (now[1] - base[1]) / (double) n,
+                        ((now[1] - now[2]) - (base[1] - base[2])) / (double) n, (now[3] - base[3]) / (double) n,
+                        target, stop == null ? "" : " stopped: " + stop);
+                if (stop != null) {
+                    break;
+                }
+            }
+            List<CompletableFuture<Void>> closes = new ArrayList<>();
+            live.forEach(c -> closes.add(c.close()));
+            accepted.forEach(c -> closes.add(c.closeFuture()));
+            await(CompletableFuture.allOf(closes.toArray(CompletableFuture[]::new)));
+            await(l.close());
+        }
+    }
+
+    /** {heap used after GC, RSS, heap committed, kernel Slab}, bytes. */
+    private static long[] sample() throws IOException, InterruptedException {
+        System.gc();
+        Thread.sleep(100);
+        System.gc();
+        var heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+        return new long[] {heap.getUsed(), kib(Path.of("/proc/self/status"), "VmRSS:"), heap.getCommitted(),
+            kib(Path.of("/proc/meminfo"), "Slab:")};
+    }
+
+    private static long kib(Path file, String key) throws IOException {
+        for (String line : Files.readAllLines(file)) {
+            if (line.startsWith(key)) {
+                return Long.parseLong(line.substring(key.length()).trim().split("\\s+")[0]) * 1024;
+            }
+        }
+        throw new IllegalStateException(key + " not in " + file);
+    }
+}

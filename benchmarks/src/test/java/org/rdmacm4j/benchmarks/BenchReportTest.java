@@ -1,0 +1,55 @@
+package org.rdmacm4j.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.awt.image.BufferedImage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The report generator on a small hand-made result set: ratios, missing rows, kept notes, the plot. */
+class BenchReportTest {
+
+    @Test
+    void medianOfAnEvenCountIsTheMeanOfTheMiddleTwo() {
+        var s = BenchResults.Summary.of(List.of(4.0, 1.0, 3.0, 2.0));
+        assertThat(s.min()).isEqualTo(1.0);
+        assertThat(s.median()).isEqualTo(2.5);
+        assertThat(s.max()).isEqualTo(4.0);
+        assertThat(s.n()).isEqualTo(4);
+    }
+
+    @Test
+    void writesRatiosOfMediansMissingRowsAndKeepsTheHandWrittenNotes(@TempDir Path tmp) throws Exception {
+        Path results = Files.createDirectory(tmp.resolve("results"));
+        Path docs = Files.createDirectory(tmp.resolve("docs"));
+        Files.writeString(results.resolve("results.tsv"), String.join("\n",
+                "setup_rate/500\tC\t1\t100", "setup_rate/500\tC\t2\t300", "setup_rate/500\tC\t3\t200",
+                "setup_rate/500\tpipelined\t1\t40", "setup_rate/500\tpipelined\t2\t50", "setup_rate/500\tpipelined\t3\tnan?",
+                "setup_rate/1\tC\t1\t10", "setup_rate/1\tpipelined\t1\t5",
+                "latency_p50_us\tC\t1\t1000", "latency_p50_us\trdmacm4j\t1\t3000", "") + "\n");
+        Files.writeString(results.resolve("meta.txt"), "date 2026-11-23T06:00Z\nkernel 6.1.0-test\nreps 3\nlockstep 0\n");
+        Files.writeString(results.resolve("commands.txt"), "cmtime/C\tcmtime -s a | b\n");
+        Files.writeString(docs.resolve("benchmarks.md"), "# Benchmarks\n\nold generated text\n" + BenchReport.END_MARKER
+                + "\n\n## Profile notes\n\nhand-written\n");
+
+        BenchReport.main(new String[] {results.toString(), docs.toString()});
+
+        String md = Files.readString(docs.resolve("benchmarks.md"));
+        // pipelined: the unparsable sample is dropped, median of 40 and 50 = 45; C median 200
+        assertThat(md).contains("| setup rate, pipelined, N = 500 | ≥ 1.50 | 0.23 | **no** |");
+        assertThat(md).contains("| N = 500: rdmacm4j pipelined | 2 | 40.0 | 45.0 | 50.0 | 0.23 |");
+        assertThat(md).contains("| setup rate, lockstep, N = 500 | ≥ 1.00 | missing: `examples/bin/cmtime` has no `--lockstep`");
+        assertThat(md).contains("| p50: rdmacm4j | 1 | 3,000 | 3,000 | 3,000 | 3.00 |");
+        assertThat(md).contains("6.1.0-test").contains("`cmtime -s a \\| b`");
+        assertThat(md).doesNotContain("old generated text");
+        assertThat(md).endsWith(BenchReport.END_MARKER + "\n\n## Profile notes\n\nhand-written\n");
+
+        BufferedImage png = ImageIO.read(docs.resolve("connect-rate.png").toFile());
+        assertThat(png.getWidth()).isEqualTo(960);
+        assertThat(png.getHeight()).isEqualTo(600);
+    }
+}
