@@ -23,6 +23,7 @@ public final class ConnectOptions {
     private final CmTuning tuning;
     private final boolean awaitTimewaitExit;
     private final MessagingOptions messaging;
+    private final KeepaliveOptions keepalive;
 
     private ConnectOptions(Builder b) {
         this.privateData = b.privateData;
@@ -33,6 +34,7 @@ public final class ConnectOptions {
         this.tuning = b.tuning;
         this.awaitTimewaitExit = b.awaitTimewaitExit;
         this.messaging = b.messaging;
+        this.keepalive = b.keepalive;
     }
 
     public static ConnectOptions defaults() {
@@ -62,6 +64,9 @@ public final class ConnectOptions {
     /** The message channel offered to the peer, or null for a raw connection. */
     public MessagingOptions messaging() { return messaging; }
 
+    /** Dead-peer detection once established, or null (off, the default). */
+    public KeepaliveOptions keepalive() { return keepalive; }
+
     /** Builder; each setter validates its argument at once. */
     public static final class Builder {
         private PrivateData privateData = PrivateData.none(MessageKind.CONNECT_REQUEST);
@@ -72,6 +77,7 @@ public final class ConnectOptions {
         private CmTuning tuning = CmTuning.defaults();
         private boolean awaitTimewaitExit;
         private MessagingOptions messaging = MessagingOptions.defaults();
+        private KeepaliveOptions keepalive;
 
         private Builder() { }
 
@@ -149,6 +155,22 @@ public final class ConnectOptions {
         /** The message channel to offer (default {@link MessagingOptions#defaults()}). */
         public Builder messaging(MessagingOptions options) {
             this.messaging = Objects.requireNonNull(options, "messaging");
+            return this;
+        }
+
+        /**
+         * Probe the peer every {@code period} once established and fail the connection with
+         * {@link PeerUnresponsiveException} after {@code misses} unanswered periods; works on raw
+         * connections too (see {@link KeepaliveOptions}).
+         */
+        public Builder keepalive(Duration period, int misses) {
+            this.keepalive = new KeepaliveOptions(period, misses);
+            return this;
+        }
+
+        /** As {@link #keepalive(Duration, int)}; null turns it off. */
+        public Builder keepalive(KeepaliveOptions options) {
+            this.keepalive = options;
             return this;
         }
 

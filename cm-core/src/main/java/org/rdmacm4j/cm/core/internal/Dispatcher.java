@@ -140,6 +140,7 @@ public final class Dispatcher implements CmPort.EventSink {
             d.destination = destination;
             d.qp = options.qp();
             d.messaging = options.messaging();
+            d.keepalive = options.keepalive();
             d.connection = new ConnectionImpl(this, d, handler, started);
             d.connection.peer = destination;
             long req = ++requestSeq;
@@ -878,6 +879,7 @@ public final class Dispatcher implements CmPort.EventSink {
         Transition<? extends MachineState<?>> opened = machine.open(ev, port.deviceLimits(nid));
         IdDriver p = newDriver(IdDriver.Kind.PASSIVE, machine, opened.next(), nid);
         p.offeredBy = listener;
+        p.keepalive = l.options.keepalive();
         p.history.add(clock.getAsLong(), p.phase(), "CONNECT_REQUEST");
         RequestImpl r = new RequestImpl(this, p, port.peerAddress(nid), port.localAddress(nid),
                 PrivateData.decode(ev.params().privateData()));
@@ -1031,6 +1033,10 @@ public final class Dispatcher implements CmPort.EventSink {
         conn.peer = port.peerAddress(d.nativeId);
         conn.peerData = c.peerData().payload().toArray();
         conn.establishedNanos = clock.getAsLong();
+        if (d.keepalive != null) {
+            // Ticks on the connection's poller from here on; the QP is in RTS only now.
+            port.startKeepalive(d.nativeId, d.keepalive, conn::peerUnresponsive);
+        }
         if (d.kind == IdDriver.Kind.ACTIVE) {
             stats.connectsSucceeded.increment();
         } else {

@@ -62,6 +62,8 @@ final class IdDriver {
     QpCapabilities qp = QpCapabilities.defaults();
     /** The message channel to create with the QP, or null for a raw connection. */
     org.rdmacm4j.cm.core.MessagingOptions messaging;
+    /** The keepalive to start once established, or null (off). */
+    org.rdmacm4j.cm.core.KeepaliveOptions keepalive;
 
     // The public objects.
     ConnectionImpl connection;
