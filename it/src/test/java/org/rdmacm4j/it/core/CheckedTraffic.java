@@ -15,15 +15,15 @@ import org.rdmacm4j.cm.core.RdmaConnection;
  * and a CRC-32 of both. The receiving side counts messages delivered in order and intact, and
  * every anomaly (a gap, a duplicate, a reordering, a bad checksum) separately, so a scenario can
  * assert "every acknowledged send delivered exactly once, in order, nothing corrupted".
- * (Not a test class.)
+ * (Not a test class; also used by the two-host scenarios.)
  */
-final class CheckedTraffic {
+public final class CheckedTraffic {
     static final int HEADER = 12;   // seq (8) + crc (4)
 
     private CheckedTraffic() { }
 
     /** Message {@code seq} of {@code size} bytes (at least the header). */
-    static byte[] message(long seq, int size) {
+    public static byte[] message(long seq, int size) {
         byte[] m = new byte[Math.max(size, HEADER)];
         MemorySegment s = MemorySegment.ofArray(m);
         s.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, seq);
@@ -45,10 +45,10 @@ final class CheckedTraffic {
     }
 
     /** The receiving side: checks every message on the poller thread. */
-    static final class Receiver implements ConnectionHandler {
-        final AtomicLong inOrder = new AtomicLong();
-        final AtomicLong corrupted = new AtomicLong();
-        final AtomicLong outOfOrder = new AtomicLong();
+    public static final class Receiver implements ConnectionHandler {
+        public final AtomicLong inOrder = new AtomicLong();
+        public final AtomicLong corrupted = new AtomicLong();
+        public final AtomicLong outOfOrder = new AtomicLong();
 
         @Override
         public void onMessage(RdmaConnection c, MemorySegment m) {
@@ -65,27 +65,27 @@ final class CheckedTraffic {
             }
         }
 
-        String describe() {
+        public String describe() {
             return inOrder.get() + " in order, " + outOfOrder.get() + " out of order, " + corrupted.get() + " corrupted";
         }
     }
 
     /** The sending side: sends a numbered run and keeps the futures (an acknowledged send = a completed one). */
-    static final class Sender {
+    public static final class Sender {
         private long next;
-        final List<CompletableFuture<Void>> sends = new ArrayList<>();
+        public final List<CompletableFuture<Void>> sends = new ArrayList<>();
 
-        void send(RdmaConnection c, int count, int size) {
+        public void send(RdmaConnection c, int count, int size) {
             for (int i = 0; i < count; i++) {
                 sends.add(c.send(message(next++, size)));
             }
         }
 
-        long sent() {
+        public long sent() {
             return next;
         }
 
-        long acknowledged() {
+        public long acknowledged() {
             return sends.stream().filter(f -> f.isDone() && !f.isCompletedExceptionally()).count();
         }
     }
