@@ -64,7 +64,7 @@ class PeerFaultsTwoHost {
 
         /** Connects (b's JVM may still be starting: the connect retries "no listener" for up to 100 s). */
         void open(RdmaCm cm) throws Exception {
-            connection = cm.connect(TwoHost.address(TwoHost.B, TwoHost.PEER_PORT),
+            connection = cm.connect(TwoHostFabric.address(TwoHostFabric.B, TwoHostFabric.PEER_PORT),
                     ConnectOptions.builder().keepalive(KEEPALIVE).timeout(Duration.ofSeconds(100)).build(), handler())
                     .get(110, TimeUnit.SECONDS);
         }
@@ -101,11 +101,11 @@ class PeerFaultsTwoHost {
             before.exchange(MESSAGES);
 
             long cutAt = System.nanoTime();
-            TwoHost.fault("link-down-b");
+            TwoHostFabric.fault("link-down-b");
             double ms = waitForTypedFailure(before, cutAt);
             System.out.printf(Locale.ROOT, "FIGURE two-host link cut: detected after %.0f ms (bound %d ms)%n", ms,
                     KEEPALIVE.worstDetection().toMillis());
-            TwoHost.fault("link-up-b");
+            TwoHostFabric.fault("link-up-b");
 
             Link after = new Link();
             after.open(cm);
@@ -135,14 +135,14 @@ class PeerFaultsTwoHost {
             l.exchange(MESSAGES);
 
             long killedAt = System.nanoTime();
-            TwoHost.fault("kill-b");
+            TwoHostFabric.fault("kill-b");
             double ms = waitForTypedFailure(l, killedAt);
             System.out.printf(Locale.ROOT, "FIGURE two-host peer host death: detected after %.0f ms (bound %d ms)%n",
                     ms, KEEPALIVE.worstDetection().toMillis());
 
             // The peer is gone for good: the survivor's own listener and a new connection to it still work.
             var accepted = new CompletableFuture<RdmaConnection>();
-            RdmaListener local = cm.listen(TwoHost.address(TwoHost.A, 0), ListenOptions.defaults(),
+            RdmaListener local = cm.listen(TwoHostFabric.address(TwoHostFabric.A, 0), ListenOptions.defaults(),
                     r -> r.accept(new ConnectionHandler() {
                         @Override
                         public void onMessage(RdmaConnection c, MemorySegment m) {
@@ -150,7 +150,7 @@ class PeerFaultsTwoHost {
                         }
                     }).thenAccept(accepted::complete));
             Link fresh = new Link();
-            fresh.connection = cm.connect(TwoHost.address(TwoHost.A, local.localAddress().getPort()),
+            fresh.connection = cm.connect(TwoHostFabric.address(TwoHostFabric.A, local.localAddress().getPort()),
                     ConnectOptions.builder().keepalive(KEEPALIVE).build(), fresh.handler()).get(30, TimeUnit.SECONDS);
             fresh.exchange(100);
             fresh.connection.close().get(30, TimeUnit.SECONDS);

@@ -22,7 +22,7 @@ public final class TwoHostPeer {
     private TwoHostPeer() { }
 
     public static void main(String[] args) throws Exception {
-        Path stop = TwoHost.out().resolve("stop");
+        Path stop = TwoHostFabric.out().resolve("stop");
         var accepted = new AtomicInteger();
         var failed = new AtomicInteger();
         ConnectionHandler echo = new ConnectionHandler() {
@@ -38,10 +38,10 @@ public final class TwoHostPeer {
             }
         };
         try (RdmaCm cm = RdmaCm.open()) {
-            cm.listen(TwoHost.address(TwoHost.B, TwoHost.PEER_PORT),
+            cm.listen(TwoHostFabric.address(TwoHostFabric.B, TwoHostFabric.PEER_PORT),
                     ListenOptions.defaults().withKeepalive(new KeepaliveOptions(Duration.ofMillis(200), 3)),
                     r -> r.accept(echo).thenRun(accepted::incrementAndGet));
-            System.out.println("peer: listening on " + TwoHost.B + ":" + TwoHost.PEER_PORT);
+            System.out.println("peer: listening on " + TwoHostFabric.B + ":" + TwoHostFabric.PEER_PORT);
             long deadline = System.nanoTime() + Duration.ofSeconds(300).toNanos();
             while (!Files.exists(stop) && System.nanoTime() < deadline) {
                 Thread.sleep(200);

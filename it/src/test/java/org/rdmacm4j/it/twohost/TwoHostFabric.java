@@ -14,13 +14,13 @@ import java.time.Duration;
  * b is 192.0.2.2; faults are asked of the host side through the role's results directory and
  * acknowledged there once done. (Not a test class.)
  */
-final class TwoHost {
+final class TwoHostFabric {
     static final String A = "192.0.2.1";
     static final String B = "192.0.2.2";
     /** Where role b's peer listens. */
     static final int PEER_PORT = 7500;
 
-    private TwoHost() { }
+    private TwoHostFabric() { }
 
     static Path out() {
         String o = System.getenv("RDMACM4J_OUT");
