@@ -134,8 +134,15 @@ serve_requests() {
           echo "two-hosts: ${r} asked: ${line}" >&2
           killed[${target}]=1
           kill -9 "${qpid[${target}]}" 2>/dev/null || true ;;
-        link-down-a|link-down-b) echo "set_link n0 off" > "${ctl}/mon-${target}.in"; echo "two-hosts: ${r} asked: ${line}" >&2 ;;
-        link-up-a|link-up-b) echo "set_link n0 on" > "${ctl}/mon-${target}.in"; echo "two-hosts: ${r} asked: ${line}" >&2 ;;
+        link-down-a|link-down-b|link-up-a|link-up-b)
+          echo "two-hosts: ${r} asked: ${line}" >&2
+          # A dead guest's monitor has no reader: writing to its FIFO would block for ever.
+          if alive "${target}"; then
+            [[ "${line}" == link-down-* ]] && echo "set_link n0 off" > "${ctl}/mon-${target}.in"
+            [[ "${line}" == link-up-* ]] && echo "set_link n0 on" > "${ctl}/mon-${target}.in"
+          else
+            line="refused (guest ${target} is not running): ${line}"
+          fi ;;
         *) echo "two-hosts: ${r} asked for '${line}', which is not a fault this rig knows" >&2; line="unknown: ${line}" ;;
       esac
       echo "${line}" >> "${out}/${r}/done"

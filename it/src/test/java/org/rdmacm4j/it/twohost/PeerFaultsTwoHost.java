@@ -37,7 +37,7 @@ import org.rdmacm4j.it.support.SoftRoceTest;
 class PeerFaultsTwoHost {
     private static final KeepaliveOptions KEEPALIVE = new KeepaliveOptions(Duration.ofMillis(200), 3);
     private static final Duration SLACK = Duration.ofMillis(1500);
-    private static final int MESSAGES = 500;
+    private static final int MESSAGES = 200;
 
     /** A connection to b with checked echo traffic and its first error. */
     private static final class Link {
