@@ -122,7 +122,7 @@ alive() { [[ -n "${qpid[$1]:-}" ]] && kill -0 "${qpid[$1]}" 2>/dev/null; }
 # Fault requests from the roles: act, then acknowledge in the requester's done file.
 declare -A seen=([a]=0 [b]=0)
 serve_requests() {
-  local r line n target
+  local r line n target state
   for r in a b; do
     n=$(wc -l < "${out}/${r}/requests" 2>/dev/null || echo 0)
     while (( seen[${r}] < n )); do
@@ -138,8 +138,8 @@ serve_requests() {
           echo "two-hosts: ${r} asked: ${line}" >&2
           # A dead guest's monitor has no reader: writing to its FIFO would block for ever.
           if alive "${target}"; then
-            [[ "${line}" == link-down-* ]] && echo "set_link n0 off" > "${ctl}/mon-${target}.in"
-            [[ "${line}" == link-up-* ]] && echo "set_link n0 on" > "${ctl}/mon-${target}.in"
+            if [[ "${line}" == link-down-* ]]; then state=off; else state=on; fi
+            echo "set_link n0 ${state}" > "${ctl}/mon-${target}.in"
           else
             line="refused (guest ${target} is not running): ${line}"
           fi ;;
