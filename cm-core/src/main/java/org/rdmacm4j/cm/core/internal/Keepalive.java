@@ -53,6 +53,7 @@ final class Keepalive implements CompletionPoller.Sink {
     private boolean outstanding;
     private int missed;
     private boolean finished;
+    private String refusal;
 
     Keepalive(KeepaliveOptions options, Probe probe, Verdict verdict) {
         this.periodNanos = options.period().toNanos();
@@ -83,24 +84,25 @@ final class Keepalive implements CompletionPoller.Sink {
         if (closing || finished) {
             return false;
         }
-        if (outstanding) {
-            if (++missed >= misses) {
-                finish("no answer to a keepalive probe for " + missed + " period(s) of "
-                        + periodNanos / 1_000_000 + " ms", null);
-                return false;
+        if (!outstanding) {
+            try {
+                probe.post();
+                outstanding = true;
+                return true;
+            } catch (RuntimeException e) {
+                // The send queue is full (a raw application used the probe's entry) or the QP is
+                // leaving RTS: a period without a probe counts as a miss. A QP in ERR for another
+                // reason is torn down by whatever put it there, which stops this keepalive first.
+                refusal = e.getMessage();
+                LOG.log(Level.DEBUG, () -> "keepalive probe not posted: " + refusal);
             }
-            return true;
         }
-        try {
-            probe.post();
-        } catch (RuntimeException e) {
-            // The QP is already in the error state: whatever moved it there fails or closes the
-            // connection itself (a failed completion, or the teardown in progress).
-            LOG.log(Level.DEBUG, () -> "keepalive probe not posted: " + e.getMessage());
-            finished = true;
+        if (++missed >= misses) {
+            finish(outstanding
+                    ? "no answer to a keepalive probe for " + missed + " period(s) of " + periodNanos / 1_000_000 + " ms"
+                    : "no keepalive probe could be posted for " + missed + " period(s) (" + refusal + ")", null);
             return false;
         }
-        outstanding = true;
         return true;
     }
 

@@ -114,11 +114,24 @@ class KeepaliveTest {
     }
 
     @Test
-    void aRefusedPostStopsTheKeepaliveWithoutAVerdict() {
-        Keepalive k = keepalive(100, 1);
+    void aRefusedPostCountsAsAMissAndAPostedProbeDoesNotResetThem() {
+        Keepalive k = keepalive(100, 3);
         probe.refuse = true;
-        assertThat(k.tick()).isFalse();
-        assertThat(verdicts).as("whatever put the QP in ERR reports the failure").isEmpty();
+        assertThat(k.tick()).isTrue();               // miss 1: nothing could be posted
+        probe.refuse = false;
+        assertThat(k.tick()).isTrue();               // posted, still 1 miss
+        assertThat(k.missed()).isEqualTo(1);
+        assertThat(k.tick()).isTrue();               // miss 2
+        assertThat(k.tick()).isFalse();              // miss 3: verdict
+        assertThat(verdicts).containsExactly("no answer to a keepalive probe for 3 period(s) of 100 ms / null");
+
+        verdicts.clear();
+        Keepalive never = keepalive(100, 2);
+        probe.refuse = true;
+        never.tick();
+        assertThat(never.tick()).isFalse();
+        assertThat(verdicts).singleElement().asString()
+                .startsWith("no keepalive probe could be posted for 2 period(s) (ibv_post_send");
     }
 
     @Test
