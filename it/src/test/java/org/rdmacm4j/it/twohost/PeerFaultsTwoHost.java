@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -20,6 +21,7 @@ import org.rdmacm4j.cm.core.RdmaCm;
 import org.rdmacm4j.cm.core.RdmaCmException;
 import org.rdmacm4j.cm.core.RdmaConnection;
 import org.rdmacm4j.cm.core.RdmaListener;
+import org.rdmacm4j.cm.statemachine.RetryPolicy;
 import org.rdmacm4j.it.core.CheckedTraffic;
 import org.rdmacm4j.it.support.ReliabilityReport;
 import org.rdmacm4j.it.support.SoftRoceTest;
@@ -62,11 +64,9 @@ class PeerFaultsTwoHost {
             };
         }
 
-        /** Connects (b's JVM may still be starting: the connect retries "no listener" for up to 100 s). */
         void open(RdmaCm cm) throws Exception {
             connection = cm.connect(TwoHostFabric.address(TwoHostFabric.B, TwoHostFabric.PEER_PORT),
-                    ConnectOptions.builder().keepalive(KEEPALIVE).timeout(Duration.ofSeconds(100)).build(), handler())
-                    .get(110, TimeUnit.SECONDS);
+                    ConnectOptions.builder().keepalive(KEEPALIVE).build(), handler()).get(30, TimeUnit.SECONDS);
         }
 
         /** Sends {@code n} checked messages and waits until all came back in order and intact. */
@@ -79,6 +79,22 @@ class PeerFaultsTwoHost {
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
                     .until(() -> echoes.inOrder.get() == before + n);
             assertThat(echoes.outOfOrder.get() + echoes.corrupted.get()).as(echoes.describe()).isZero();
+        }
+    }
+
+    /**
+     * Host b boots beside this one and its JVM starts cold under TCG: wait (bounded, 110 s) until
+     * it answers, retrying "no listener" and address errors (ARP before b's NIC is up).
+     */
+    @BeforeAll
+    static void peerIsListening() throws Exception {
+        RetryPolicy patient = new RetryPolicy(1000, Duration.ofMillis(200), Duration.ofSeconds(1), 2, true, true,
+                true, true, true);
+        try (RdmaCm cm = RdmaCm.open()) {
+            RdmaConnection probe = cm.connect(TwoHostFabric.address(TwoHostFabric.B, TwoHostFabric.PEER_PORT),
+                    ConnectOptions.builder().retries(patient).timeout(Duration.ofSeconds(100)).build(),
+                    ConnectionHandler.none()).get(110, TimeUnit.SECONDS);
+            probe.close().get(30, TimeUnit.SECONDS);
         }
     }
 
