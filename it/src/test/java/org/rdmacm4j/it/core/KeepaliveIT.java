@@ -50,6 +50,8 @@ class KeepaliveIT {
         CompletableFuture<Void> pending;
         final CompletableFuture<RdmaCmException> error = new CompletableFuture<>();
         volatile long errorAt;
+        /** When this connection's peer fell silent (its QP reached ERR). */
+        long silencedAt;
         RdmaConnection client;
         RdmaConnection server;
         CheckedTraffic.Receiver receiver;
@@ -128,9 +130,9 @@ class KeepaliveIT {
             }
 
             // The peer falls silent.
-            long silencedAt = System.nanoTime();
             for (Subject s : subjects) {
                 s.server.raw().queuePair().modify(new QpAttributes().state(QpState.ERR));
+                s.silencedAt = System.nanoTime();
             }
             for (Subject s : subjects) {
                 if (s.sendsAfterSilence) {
@@ -144,7 +146,7 @@ class KeepaliveIT {
             List<String> figures = new ArrayList<>();
             for (Subject s : subjects.subList(0, 4)) {
                 RdmaCmException e = s.error.get(30, TimeUnit.SECONDS);
-                double ms = (s.errorAt - silencedAt) / 1e6;
+                double ms = (s.errorAt - s.silencedAt) / 1e6;
                 Duration bound = s.keepalive.worstDetection();
                 assertThat(e).as(s.name).isInstanceOf(PeerUnresponsiveException.class);
                 assertThat(ms).as("%s detected within (misses + 1) x period + slack", s.name)
@@ -171,7 +173,7 @@ class KeepaliveIT {
                 throw new AssertionError("no retry exhaustion within 40 s: " + traffic.client + "; pending send "
                         + traffic.pending + "; QP state " + traffic.client.raw().queuePair().state());
             }
-            double retryMs = (traffic.errorAt - silencedAt) / 1e6;
+            double retryMs = (traffic.errorAt - traffic.silencedAt) / 1e6;
             assertThat(e).isInstanceOf(PeerUnresponsiveException.class);
             assertThat(((PeerUnresponsiveException) e).completionStatus()).isEqualTo("IBV_WC_RETRY_EXC_ERR");
             Throwable sendFailure = CmFixtures.failureOf(traffic.pending);
@@ -184,7 +186,7 @@ class KeepaliveIT {
                     traffic.name, 4.096e-6 * (1L << qpa.timeout()), retryMs));
 
             // Without a keepalive and without traffic, nothing notices: the point of the feature.
-            double idleFor = (System.nanoTime() - silencedAt) / 1e6;
+            double idleFor = (System.nanoTime() - idle.silencedAt) / 1e6;
             assertThat(idle.error).as("an idle connection without keepalive cannot notice").isNotDone();
             assertThat(idle.client.isClosed()).isFalse();
             figures.add(String.format(Locale.ROOT, "%s: nothing noticed in %.0f ms", idle.name, idleFor));
