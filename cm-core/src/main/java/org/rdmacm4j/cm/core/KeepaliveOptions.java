@@ -7,8 +7,9 @@ import java.util.Objects;
  * Dead-peer detection for an idle RC connection (opt-in). An idle RC queue pair sends nothing, so
  * it cannot notice a peer that vanished without a word (host death, a cut link): every
  * {@code period} rdmacm4j posts a zero-length RDMA WRITE on the connection's queue pair. It needs
- * no receive and no cooperation from the peer, so it works against any peer (plain librdmacm
- * programs too) and leaves the message channel's credits alone. The peer's transport acknowledges
+ * no receive and no cooperation from the peer's software, only remote-write access on its QP,
+ * which rdma_cm grants every RC QP it sets up (so plain librdmacm peers should answer too; the
+ * guest tests cover rdmacm4j peers so far), and it leaves the message channel's credits alone. The peer's transport acknowledges
  * it; if it is still unanswered after {@code misses} further periods, the connection fails with a
  * {@link PeerUnresponsiveException} (to {@code onError} and, as the cause, to pending operations)
  * and is aborted. The queue pair may give up first: its own retries of the probe end in
