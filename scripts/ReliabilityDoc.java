@@ -21,6 +21,14 @@ static final String HEADER = """
         markers is written by the test named in it (`scripts/ReliabilityDoc.java`, run by
         `./run-tests`), from a run in which that test passed; edit the tests, not the tables.
         Guest figures are from QEMU/TCG: compare them with the configured bounds, not with hardware.
+
+        Reading the detection times: a keepalive's bound is `(misses + 1) x period`; the tests allow
+        1.5 s on top for TCG's scheduling (the poller's tick, the callback's hop), and the figures
+        show how much of it was used. In the two-host scenarios the time runs from the role's fault
+        request, and the rig acts on requests within its poll interval, so those figures include up
+        to that interval before the fault really happened. rxe counts a transport `retry_cnt` of 7
+        (CmTuning's default) as "retry forever" (`rxe_comp.c`), so on rxe only the keepalive, or a
+        smaller retry count, ends a connection to a silent peer.
         """;
 static final Pattern SECTION = Pattern.compile(
         "<!-- scenario (\\S+) -->\\n(.*?)<!-- end (\\1) -->\\n", Pattern.DOTALL);
