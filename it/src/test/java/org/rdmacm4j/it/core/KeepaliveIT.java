@@ -192,6 +192,7 @@ class KeepaliveIT {
             assertThat(idle.error).as("an idle connection without keepalive cannot notice").isNotDone();
             assertThat(idle.client.isClosed()).isFalse();
             figures.add(String.format(Locale.ROOT, "%s: nothing noticed in %.0f ms", idle.name, idleFor));
+            System.out.println("FIGURE keepalive: " + figures.getLast());
             table.append(String.format(Locale.ROOT, "| %s | none | not noticed after %.0f ms (as expected) | none |%n",
                     idle.name, idleFor));
 
@@ -224,7 +225,6 @@ class KeepaliveIT {
             await(a.connection().closeFuture());
             await(l.close());
 
-            figures.forEach(f -> System.out.println("FIGURE keepalive: " + f));
             ReliabilityReport.write("keepalive", "## Dead peer: a silent peer (one guest)\n\n"
                     + "Five idle connections between two `RdmaCm`s in one guest, each first carrying 200 checked "
                     + "messages (sequence number and CRC-32); then the server side of every one is moved to ERR "
