@@ -25,14 +25,36 @@ run() { timeout -k 5 60 "$@" || setup_failed "'$*' exited with $?"; }
 say "kernel $(uname -r), $(nproc) vCPU, $(awk '/MemTotal/ {print int($2/1024) " MiB"}' /proc/meminfo)"
 # crc32_generic first: without it 'rdma link add' fails with "failed to init crc32 algorithm
 # err:-2", because the kernel's own module autoload cannot see the unpacked module tree.
-run modprobe -d "${RIG_KTREE}" -S "${RIG_KVER}" -a crc32_generic rdma_rxe rdma_ucm ib_uverbs veth
-run ip link set lo up
-run ip link add veth0 type veth peer name veth1
-run ip addr add 192.0.2.1/24 dev veth0
-run ip addr add 192.0.2.3/24 dev veth0
-run ip link set veth0 up
-run ip link set veth1 up
-run rdma link add rxe0 type rxe netdev veth0
+# Two-host fabric (two-hosts.sh): this guest's address and role are on the kernel command line,
+# and rxe0 sits on the virtio NIC that a QEMU socket netdev joins to the other guest.
+role="" addr=""
+for arg in $(cat /proc/cmdline); do
+  case "${arg}" in
+    rdmacm4j.role=*) role="${arg#rdmacm4j.role=}" ;;
+    rdmacm4j.addr=*) addr="${arg#rdmacm4j.addr=}" ;;
+  esac
+done
+if [[ -n "${addr}" ]]; then
+  run modprobe -d "${RIG_KTREE}" -S "${RIG_KVER}" -a crc32_generic rdma_rxe rdma_ucm ib_uverbs virtio_net
+  run ip link set lo up
+  netdev=eth0
+  for _ in $(seq 1 50); do [[ -e /sys/class/net/eth0 ]] && break; sleep 0.2; done
+  [[ -e /sys/class/net/eth0 ]] || setup_failed "no eth0 (virtio_net): $(ls /sys/class/net)"
+  run ip addr add "${addr}/24" dev eth0
+  run ip link set eth0 up
+  run rdma link add rxe0 type rxe netdev eth0
+  export RDMACM4J_ROLE="${role}" RDMACM4J_ADDR="${addr}"
+else
+  run modprobe -d "${RIG_KTREE}" -S "${RIG_KVER}" -a crc32_generic rdma_rxe rdma_ucm ib_uverbs veth
+  run ip link set lo up
+  netdev=veth0
+  run ip link add veth0 type veth peer name veth1
+  run ip addr add 192.0.2.1/24 dev veth0
+  run ip addr add 192.0.2.3/24 dev veth0
+  run ip link set veth0 up
+  run ip link set veth1 up
+  run rdma link add rxe0 type rxe netdev veth0
+fi
 
 deadline=$((SECONDS + 60))
 until timeout 10 rdma link show rxe0/1 2>/dev/null | grep -q 'state ACTIVE'; do
@@ -41,7 +63,7 @@ until timeout 10 rdma link show rxe0/1 2>/dev/null | grep -q 'state ACTIVE'; do
 done
 [[ -e /dev/infiniband/rdma_cm ]] || setup_failed "/dev/infiniband/rdma_cm missing: $(ls -l /dev/infiniband 2>&1)"
 rig_snapshot_resting "${OUT}" || setup_failed "rdma resource show failed"
-say "ready: rxe0 on veth0 ($(timeout 10 rdma link show rxe0/1)); resting: $(tr '\n' ' ' < "${OUT}/rdma-resting.txt")"
+say "ready${role:+ (role ${role}, ${addr})}: rxe0 on ${netdev} ($(timeout 10 rdma link show rxe0/1)); resting: $(tr '\n' ' ' < "${OUT}/rdma-resting.txt")"
 
 cd "${JOB_CWD}" || setup_failed "cannot cd to ${JOB_CWD}"
 export RDMACM4J_RESTING_FILE="${OUT}/rdma-resting.txt" RDMACM4J_OUT="${OUT}"

@@ -49,6 +49,8 @@ status=$?
 set -e
 cp "${out}"/junit/*.xml "${reports}/" 2>/dev/null || true
 cp "${out}"/rdma-*.txt "${out}/console.log" "${reports}/" 2>/dev/null || true
+# Scenario tables for docs/reliability.md (scripts/ReliabilityDoc.java), from the tests that passed.
+cp "${out}"/reliability-*.md "${reports}/" 2>/dev/null || true
 # Suite-level leak check, from outside the JVM after it exited: no allowance at all.
 if [[ -f "${out}/rdma-resting.txt" ]]; then
   source "${rigdir}/resources.sh"

@@ -24,6 +24,7 @@ public final class ConnectOptions {
     private final CmTuning tuning;
     private final boolean awaitTimewaitExit;
     private final MessagingOptions messaging;
+    private final KeepaliveOptions keepalive;
     private final OptionalInt typeOfService;
     private final OptionalInt ackTimeout;
     private final StepBarrier stepBarrier;
@@ -37,6 +38,7 @@ public final class ConnectOptions {
         this.tuning = b.tuning;
         this.awaitTimewaitExit = b.awaitTimewaitExit;
         this.messaging = b.messaging;
+        this.keepalive = b.keepalive;
         this.typeOfService = b.typeOfService;
         this.ackTimeout = b.ackTimeout;
         this.stepBarrier = b.stepBarrier;
@@ -69,6 +71,8 @@ public final class ConnectOptions {
     /** The message channel offered to the peer, or null for a raw connection. */
     public MessagingOptions messaging() { return messaging; }
 
+    /** Dead-peer detection once established, or null (off, the default). */
+    public KeepaliveOptions keepalive() { return keepalive; }
     /** The IP type of service set on the id before route resolution; empty: the kernel's default. */
     public OptionalInt typeOfService() { return typeOfService; }
 
@@ -88,6 +92,7 @@ public final class ConnectOptions {
         private CmTuning tuning = CmTuning.defaults();
         private boolean awaitTimewaitExit;
         private MessagingOptions messaging = MessagingOptions.defaults();
+        private KeepaliveOptions keepalive;
         private OptionalInt typeOfService = OptionalInt.empty();
         private OptionalInt ackTimeout = OptionalInt.empty();
         private StepBarrier stepBarrier;
@@ -168,6 +173,22 @@ public final class ConnectOptions {
         /** The message channel to offer (default {@link MessagingOptions#defaults()}). */
         public Builder messaging(MessagingOptions options) {
             this.messaging = Objects.requireNonNull(options, "messaging");
+            return this;
+        }
+
+        /**
+         * Probe the peer every {@code period} once established and fail the connection with
+         * {@link PeerUnresponsiveException} after {@code misses} unanswered periods; works on raw
+         * connections too (see {@link KeepaliveOptions}).
+         */
+        public Builder keepalive(Duration period, int misses) {
+            this.keepalive = new KeepaliveOptions(period, misses);
+            return this;
+        }
+
+        /** As {@link #keepalive(Duration, int)}; null turns it off. */
+        public Builder keepalive(KeepaliveOptions options) {
+            this.keepalive = options;
             return this;
         }
 

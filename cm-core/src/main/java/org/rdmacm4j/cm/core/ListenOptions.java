@@ -21,10 +21,13 @@ import org.rdmacm4j.cm.statemachine.RetryPolicy;
  * @param relistenOnAddrChange      re-create the listening id after ADDR_CHANGE
  * @param relistenOnDeviceRemoval   re-create the listening id after its device went away
  * @param tuning             RDMA read/atomic depths accepted (clamped to the request and the device)
+ * @param keepalive          dead-peer detection for every connection accepted here, or null (off).
+ *                           A listener option rather than an accept option: it is the service's
+ *                           policy towards its clients, set once, not per request
  */
 public record ListenOptions(int backlog, int maxPendingRequests, Duration decisionTimeout, Duration acceptTimeout,
                             RetryPolicy relisten, boolean relistenOnAddrChange, boolean relistenOnDeviceRemoval,
-                            CmTuning tuning) {
+                            CmTuning tuning, KeepaliveOptions keepalive) {
     public ListenOptions {
         if (backlog < 1) {
             throw new IllegalArgumentException("backlog must be at least 1, was " + backlog);
@@ -43,32 +46,43 @@ public record ListenOptions(int backlog, int maxPendingRequests, Duration decisi
         ListenerPolicy p = ListenerPolicy.defaults();
         Deadlines d = Deadlines.defaults();
         return new ListenOptions(1024, p.maxPendingRequests(), d.decision(), d.accept(), p.relisten(),
-                p.relistenOnAddrChange(), p.relistenOnDeviceRemoval(), CmTuning.defaults());
+                p.relistenOnAddrChange(), p.relistenOnDeviceRemoval(), CmTuning.defaults(), null);
     }
 
     public ListenOptions withBacklog(int n) {
         return new ListenOptions(n, maxPendingRequests, decisionTimeout, acceptTimeout, relisten,
-                relistenOnAddrChange, relistenOnDeviceRemoval, tuning);
+                relistenOnAddrChange, relistenOnDeviceRemoval, tuning, keepalive);
     }
 
     public ListenOptions withMaxPendingRequests(int n) {
         return new ListenOptions(backlog, n, decisionTimeout, acceptTimeout, relisten, relistenOnAddrChange,
-                relistenOnDeviceRemoval, tuning);
+                relistenOnDeviceRemoval, tuning, keepalive);
     }
 
     public ListenOptions withDecisionTimeout(Duration t) {
         return new ListenOptions(backlog, maxPendingRequests, t, acceptTimeout, relisten, relistenOnAddrChange,
-                relistenOnDeviceRemoval, tuning);
+                relistenOnDeviceRemoval, tuning, keepalive);
     }
 
     public ListenOptions withAcceptTimeout(Duration t) {
         return new ListenOptions(backlog, maxPendingRequests, decisionTimeout, t, relisten, relistenOnAddrChange,
-                relistenOnDeviceRemoval, tuning);
+                relistenOnDeviceRemoval, tuning, keepalive);
     }
 
     public ListenOptions withTuning(CmTuning t) {
         return new ListenOptions(backlog, maxPendingRequests, decisionTimeout, acceptTimeout, relisten,
-                relistenOnAddrChange, relistenOnDeviceRemoval, t);
+                relistenOnAddrChange, relistenOnDeviceRemoval, t, keepalive);
+    }
+
+    /** Probe every accepted connection every {@code period}; see {@link KeepaliveOptions}. */
+    public ListenOptions withKeepalive(Duration period, int misses) {
+        return withKeepalive(new KeepaliveOptions(period, misses));
+    }
+
+    /** As {@link #withKeepalive(Duration, int)}; null turns it off. */
+    public ListenOptions withKeepalive(KeepaliveOptions k) {
+        return new ListenOptions(backlog, maxPendingRequests, decisionTimeout, acceptTimeout, relisten,
+                relistenOnAddrChange, relistenOnDeviceRemoval, tuning, k);
     }
 
     /** The listener machine's policy. */

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
- * The suite's own rules, checked rather than trusted: every {@code *IT} class carries
+ * The suite's own rules, checked rather than trusted: every {@code *IT} class (and every
+ * {@code *TwoHost} class of the two-host rig) carries
  * {@link SoftRoceTest} (so its leaks are counted and its tests time out), and nothing is
  * {@link Disabled} (a disabled RDMA test is one that cannot fail).
  */
@@ -47,7 +48,8 @@ class SuiteConventionsIT {
         Path root = Path.of(SuiteConventionsIT.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         List<Class<?>> classes = new ArrayList<>();
         try (Stream<Path> files = Files.walk(root)) {
-            for (Path p : files.filter(f -> f.getFileName().toString().endsWith("IT.class")).toList()) {
+            for (Path p : files.filter(f -> f.getFileName().toString().endsWith("IT.class")
+                    || f.getFileName().toString().endsWith("TwoHost.class")).toList()) {
                 String name = root.relativize(p).toString().replace('/', '.').replaceAll("\\.class$", "");
                 classes.add(Class.forName(name, false, SuiteConventionsIT.class.getClassLoader()));
             }

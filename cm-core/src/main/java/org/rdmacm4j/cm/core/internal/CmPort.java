@@ -80,6 +80,16 @@ public interface CmPort extends AutoCloseable {
         return null;
     }
 
+    /**
+     * Starts the keepalive of an established connection on its completion poller; the verdict
+     * (once, on the poller thread) says the peer stopped answering. Returns false if the id has no
+     * QP or CQ (nothing to keep alive) or already has a keepalive.
+     */
+    default boolean startKeepalive(NativeId id, org.rdmacm4j.cm.core.KeepaliveOptions options,
+                                   Keepalive.Verdict verdict) {
+        return false;
+    }
+
     /** The one-sided operations of a connection made by {@link #createQp}, or null. */
     default OneSided oneSided(NativeId id) {
         return null;

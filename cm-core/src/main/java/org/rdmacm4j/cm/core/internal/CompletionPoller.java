@@ -22,8 +22,11 @@ import org.rdmacm4j.verbs.sys.EventFd;
  * still pending, and only then reports, so the CQ can be destroyed without blocking
  * ({@code ibv_destroy_cq} waits for every event to be acked).
  *
- * <p>Threads: {@link #register}, {@link #drain}, {@link #quiesce} and {@link #stop} from the
- * dispatcher; everything else on the poller thread.
+ * <p>It also ticks the keepalives of its established connections ({@link KeepaliveSchedule}): the
+ * probes are data-path work, so they are posted here and never by the dispatcher.
+ *
+ * <p>Threads: {@link #register}, {@link #startKeepalive}, {@link #drain}, {@link #quiesce} and
+ * {@link #stop} from the dispatcher; everything else on the poller thread.
  */
 final class CompletionPoller {
     /** Receives the completions of one CQ, on the poller thread. */
@@ -41,6 +44,8 @@ final class CompletionPoller {
         final CompletionQueue cq;
         final Sink sink;
         long unclaimed;
+        /** The connection's keepalive once it is established, or null. */
+        Keepalive keepalive;
 
         Entry(CompletionChannel channel, CompletionQueue cq, Sink sink) {
             this.channel = channel;
@@ -54,6 +59,7 @@ final class CompletionPoller {
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final Map<Long, Entry> entries = new HashMap<>();
     private final WorkCompletions completions = WorkCompletions.allocate(32);
+    private final KeepaliveSchedule keepalives = new KeepaliveSchedule();
     private final LibraryThread thread;
     private volatile boolean stopping;
     private long nextToken = 1;
@@ -91,12 +97,29 @@ final class CompletionPoller {
         });
     }
 
+    /**
+     * Starts ticking {@code keepalive} (the connection of {@code token} is established). Ignored if
+     * the CQ was already quiesced.
+     */
+    void startKeepalive(long token, Keepalive keepalive) {
+        command(() -> {
+            Entry e = entries.get(token);
+            if (e != null && e.keepalive == null) {
+                e.keepalive = keepalive;
+                keepalives.start(keepalive, System.nanoTime());
+            }
+        });
+    }
+
     /** Stops touching the CQ, acks every CQ event taken, then runs {@code quiesced}. */
     void quiesce(long token, Runnable quiesced) {
         command(() -> {
             Entry e = entries.remove(token);
             if (e != null) {
                 epoll.remove(e.channel.fd());
+                if (e.keepalive != null) {
+                    e.keepalive.cancelled = true;   // never ticks again: the QP is about to go
+                }
                 while (e.channel.takeEvent(e.cq)) {
                     // take what is pending so that ibv_ack_cq_events covers it
                 }
@@ -134,7 +157,7 @@ final class CompletionPoller {
         while (!stopping) {
             int n;
             try {
-                n = epoll.await(500);
+                n = epoll.await(waitMillis());
             } catch (RuntimeException e) {
                 LOG.log(Level.ERROR, thread.getName() + ": epoll_wait failed", e);
                 return;
@@ -158,6 +181,11 @@ final class CompletionPoller {
                     LOG.log(Level.ERROR, thread.getName() + ": a poller command failed", ex);
                 }
             }
+            try {
+                keepalives.runDue(System.nanoTime());
+            } catch (RuntimeException ex) {
+                LOG.log(Level.ERROR, thread.getName() + ": a keepalive tick failed", ex);
+            }
         }
         // Anything still queued is answered so that no dispatcher wait is left hanging.
         Runnable c;
@@ -168,6 +196,12 @@ final class CompletionPoller {
                 LOG.log(Level.ERROR, thread.getName() + ": a poller command failed while stopping", ex);
             }
         }
+    }
+
+    /** The epoll wait: 500 ms, or less if a keepalive is due sooner (rounded up: no busy spin). */
+    private int waitMillis() {
+        long nanos = keepalives.nanosUntilNext(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(500));
+        return (int) TimeUnit.NANOSECONDS.toMillis(nanos + 999_999);
     }
 
     private void onChannelReadable(Entry e) {

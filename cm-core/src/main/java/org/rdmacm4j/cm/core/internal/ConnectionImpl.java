@@ -26,6 +26,9 @@ final class ConnectionImpl implements RdmaConnection {
     volatile OneSided oneSided;
     /** The verbs objects, for raw use. */
     volatile org.rdmacm4j.cm.core.RawQueuePair raw;
+    /** The data-path failure that is tearing the connection down (the first one only), or null. */
+    private final java.util.concurrent.atomic.AtomicReference<org.rdmacm4j.cm.core.DataPathException> failure =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     ConnectionImpl(Dispatcher dispatcher, IdDriver driver, ConnectionHandler handler, long startedNanos) {
         this.dispatcher = dispatcher;
@@ -186,8 +189,15 @@ final class ConnectionImpl implements RdmaConnection {
         dispatcher.callbackFailed(this, t);
     }
 
-    /** A work completion failed: tell the handler once, then abort the connection. Poller thread. */
+    /**
+     * A work completion failed or the keepalive gave up: tell the handler (the first failure only;
+     * the message channel, the one-sided operations and the keepalive may all notice the same dead
+     * peer), then abort the connection. Poller thread.
+     */
     void dataPathFailed(org.rdmacm4j.cm.core.DataPathException e) {
+        if (!failure.compareAndSet(null, e)) {
+            return;
+        }
         driver.callbacks.execute(() -> {
             try {
                 handler.onError(this, e);
@@ -196,6 +206,17 @@ final class ConnectionImpl implements RdmaConnection {
             }
         });
         abort();
+    }
+
+    /** The keepalive's verdict. Poller thread. */
+    void peerUnresponsive(String reason, org.rdmacm4j.verbs.ibv.WcStatus status) {
+        dataPathFailed(new org.rdmacm4j.cm.core.PeerUnresponsiveException(this + ": " + reason
+                + "; the connection is being torn down", status == null ? null : status.cName(), history()));
+    }
+
+    /** The failure tearing this connection down, or null: the cause given to operations it cut short. */
+    org.rdmacm4j.cm.core.DataPathException failure() {
+        return failure.get();
     }
 
     @Override

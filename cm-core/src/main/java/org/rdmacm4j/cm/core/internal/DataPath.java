@@ -335,15 +335,15 @@ final class DataPath implements CompletionPoller.Sink {
         ConnectionImpl c = owner;
         if (f != null) {
             f.completeExceptionally(flush || closing
-                    ? new ConnectionClosedException(c + ": the connection closed before the send completed", List.of())
-                    : new DataPathException(c + ": send failed with " + name, name, List.of()));
+                    ? Failures.cutShort(c + ": the connection closed before the send completed", c)
+                    : Failures.completionFailed(c + ": send failed with " + name, status, List.of()));
         }
         if (!flush && !closing) {
-            reportOnce(c, name);
+            reportOnce(c, status);
         }
     }
 
-    private void reportOnce(ConnectionImpl c, String status) {
+    private void reportOnce(ConnectionImpl c, WcStatus status) {
         synchronized (this) {
             if (errorReported) {
                 return;
@@ -351,7 +351,7 @@ final class DataPath implements CompletionPoller.Sink {
             errorReported = true;
         }
         if (c != null) {
-            c.dataPathFailed(new DataPathException(c + ": a work completion failed with " + status
+            c.dataPathFailed(Failures.completionFailed(c + ": a work completion failed with " + status.cName()
                     + "; the connection is being torn down", status, c.history()));
         }
     }
@@ -392,15 +392,15 @@ final class DataPath implements CompletionPoller.Sink {
             queue.clear();
             for (int i = 0; i < sendFutures.length; i++) {
                 if (sendFutures[i] != null) {
-                    sendFutures[i].completeExceptionally(new ConnectionClosedException(owner + " closed", List.of()));
+                    sendFutures[i].completeExceptionally(Failures.cutShort(owner + " closed", owner));
                     sendFutures[i] = null;
                 }
             }
         }
         for (Pending p : dropped) {
             if (p.future() != null) {
-                p.future().completeExceptionally(new ConnectionClosedException(owner + " closed before the message "
-                        + "was sent", List.of()));
+                p.future().completeExceptionally(Failures.cutShort(owner + " closed before the message was sent",
+                        owner));
             }
         }
         pool.release(recvSlots);

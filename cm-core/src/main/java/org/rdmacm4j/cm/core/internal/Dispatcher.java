@@ -151,6 +151,7 @@ public final class Dispatcher implements CmPort.EventSink {
             d.messaging = options.messaging();
             d.typeOfService = options.typeOfService();
             d.ackTimeout = options.ackTimeout();
+            d.keepalive = options.keepalive();
             d.connection = new ConnectionImpl(this, d, handler, started);
             d.connection.peer = destination;
             long req = ++requestSeq;
@@ -978,6 +979,7 @@ public final class Dispatcher implements CmPort.EventSink {
         Transition<? extends MachineState<?>> opened = machine.open(ev, port.deviceLimits(nid));
         IdDriver p = newDriver(IdDriver.Kind.PASSIVE, machine, opened.next(), nid);
         p.offeredBy = listener;
+        p.keepalive = l.options.keepalive();
         p.history.add(clock.getAsLong(), p.phase(), "CONNECT_REQUEST");
         RequestImpl r = new RequestImpl(this, p, port.peerAddress(nid), port.localAddress(nid),
                 PrivateData.decode(ev.params().privateData()));
@@ -1131,6 +1133,10 @@ public final class Dispatcher implements CmPort.EventSink {
         conn.peer = port.peerAddress(d.nativeId);
         conn.peerData = c.peerData().payload().toArray();
         conn.establishedNanos = clock.getAsLong();
+        if (d.keepalive != null) {
+            // Ticks on the connection's poller from here on; the QP is in RTS only now.
+            port.startKeepalive(d.nativeId, d.keepalive, conn::peerUnresponsive);
+        }
         if (d.kind == IdDriver.Kind.ACTIVE) {
             stats.connectsSucceeded.increment();
         } else {

@@ -21,6 +21,24 @@ import org.rdmacm4j.verbs.Rdma;
 final class Failures {
     private Failures() { }
 
+    /** A failed work completion: retries exhausted means the peer stopped answering. */
+    static org.rdmacm4j.cm.core.DataPathException completionFailed(String message,
+            org.rdmacm4j.verbs.ibv.WcStatus status, List<HistoryEntry> h) {
+        return status == org.rdmacm4j.verbs.ibv.WcStatus.RETRY_EXC_ERR
+                ? new org.rdmacm4j.cm.core.PeerUnresponsiveException(message, status.cName(), h)
+                : new org.rdmacm4j.cm.core.DataPathException(message, status.cName(), h);
+    }
+
+    /**
+     * An operation cut short by the connection's teardown; if a data-path failure (a dead peer)
+     * caused the teardown, it is the cause, so a pending future says why.
+     */
+    static ConnectionClosedException cutShort(String message, ConnectionImpl c) {
+        org.rdmacm4j.cm.core.DataPathException cause = c == null ? null : c.failure();
+        return cause == null ? new ConnectionClosedException(message, List.of())
+                : new ConnectionClosedException(message + " (" + cause.getMessage() + ")", List.of(), cause);
+    }
+
     static RuntimeException toException(Failure f, String who, List<HistoryEntry> h) {
         return switch (f) {
             case Failure.AddressError e -> new AddressResolutionException(

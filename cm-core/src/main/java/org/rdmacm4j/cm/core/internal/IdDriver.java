@@ -62,6 +62,8 @@ final class IdDriver {
     QpCapabilities qp = QpCapabilities.defaults();
     /** The message channel to create with the QP, or null for a raw connection. */
     org.rdmacm4j.cm.core.MessagingOptions messaging;
+    /** The keepalive to start once established, or null (off). */
+    org.rdmacm4j.cm.core.KeepaliveOptions keepalive;
     /** RDMA_OPTION_ID_TOS to set before each rdma_resolve_route (active ids), or empty. */
     java.util.OptionalInt typeOfService = java.util.OptionalInt.empty();
     /** RDMA_OPTION_ID_ACK_TIMEOUT to set before each rdma_connect / rdma_accept, or empty. */

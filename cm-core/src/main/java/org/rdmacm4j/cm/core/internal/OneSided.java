@@ -233,8 +233,9 @@ final class OneSided {
         if (wc.statusValue(i) != WcStatus.SUCCESS.value()) {
             String name = "IBV_WC_" + wc.status(i).name();
             op.future().completeExceptionally(flush || closing
-                    ? new ConnectionClosedException(c + ": closed before the operation completed", List.of())
-                    : new DataPathException(c + ": " + op.opcode() + " failed with " + name, name, List.of()));
+                    ? Failures.cutShort(c + ": closed before the operation completed", c)
+                    : Failures.completionFailed(c + ": " + op.opcode() + " failed with " + name, wc.status(i),
+                            List.of()));
             if (!flush && !closing) {
                 boolean first;
                 synchronized (this) {
@@ -242,8 +243,8 @@ final class OneSided {
                     errorReported = true;
                 }
                 if (first && c != null) {
-                    c.dataPathFailed(new DataPathException(c + ": " + op.opcode() + " failed with " + name
-                            + "; the connection is being torn down", name, c.history()));
+                    c.dataPathFailed(Failures.completionFailed(c + ": " + op.opcode() + " failed with " + name
+                            + "; the connection is being torn down", wc.status(i), c.history()));
                 }
             }
             return;

@@ -61,6 +61,8 @@ public final class VerbsCmPort implements CmPort {
         long pollerToken;
         DataPath dataPath;
         OneSided oneSided;
+        /** Set by the dispatcher once established (if asked); read by the poller's router. */
+        volatile Keepalive keepalive;
         /** Raw connections: where completions of the application's own work go (its handler). */
         volatile CompletionPoller.Sink rawSink;
         /** Passive ids: created by librdmacm for a connection request. */
@@ -491,8 +493,10 @@ public final class VerbsCmPort implements CmPort {
             messaging = null;   // the peer offered no message channel: a raw connection
         }
         // The send queue holds the application's raw work (asked), the message channel's and the
-        // one-sided operations'; the CQ holds every completion of both queues.
-        int sends = asked.maxSendWr() + OneSided.IN_FLIGHT + (messaging == null ? 0 : DataPath.sendQueueNeeded(messaging));
+        // one-sided operations' and the keepalive probe's (reserved even if the connection never
+        // starts one: the keepalive is decided at ESTABLISHED); the CQ holds every completion of both queues.
+        int sends = asked.maxSendWr() + OneSided.IN_FLIGHT + Keepalive.SEND_QUEUE_ENTRIES
+                + (messaging == null ? 0 : DataPath.sendQueueNeeded(messaging));
         int recvs = messaging == null ? asked.maxRecvWr() : Math.max(asked.maxRecvWr(), DataPath.recvQueueNeeded(messaging));
         QpCapabilities caps = new QpCapabilities(sends, recvs, asked.maxSendSge(), asked.maxRecvSge(),
                 asked.maxInlineData(), Math.max(asked.cqSize(), sends + recvs));
@@ -653,14 +657,33 @@ public final class VerbsCmPort implements CmPort {
         OneSided ops = id.oneSided;
         DataPath channel = id.dataPath;
         return (wc, i) -> {
-            if ((wc.wrId(i) & OneSided.KIND_MASK) == OneSided.KIND) {
+            long kind = wc.wrId(i) & OneSided.KIND_MASK;
+            if (kind == OneSided.KIND) {
                 ops.onCompletion(wc, i);
+            } else if (kind == Keepalive.KIND) {
+                Keepalive k = id.keepalive;
+                if (k != null) {
+                    k.onCompletion(wc, i);
+                }
             } else if (channel != null) {
                 channel.onCompletion(wc, i);
             } else if (id.rawSink != null) {
                 id.rawSink.onCompletion(wc, i);
             }
         };
+    }
+
+    @Override
+    public boolean startKeepalive(NativeId nid, org.rdmacm4j.cm.core.KeepaliveOptions options,
+                                  Keepalive.Verdict verdict) {
+        VerbsId id = v(nid);
+        if (id.qp == null || id.poller == null || id.keepalive != null) {
+            return false;
+        }
+        Keepalive k = new Keepalive(options, Keepalive.zeroLengthWrite(id.qp), verdict);
+        id.keepalive = k;
+        id.poller.startKeepalive(id.pollerToken, k);
+        return true;
     }
 
     @Override
@@ -731,6 +754,9 @@ public final class VerbsCmPort implements CmPort {
         if (id.oneSided != null) {
             id.oneSided.closing();
         }
+        if (id.keepalive != null) {
+            id.keepalive.closing();
+        }
         if (id.datagramPath != null) {
             id.datagramPath.closing();
         }
@@ -778,6 +804,10 @@ public final class VerbsCmPort implements CmPort {
             if (id.oneSided != null) {
                 id.oneSided.release();   // and the application's regions can be deregistered
                 id.oneSided = null;
+            }
+            if (id.keepalive != null) {
+                id.keepalive.release();   // the poller quiesced before DestroyQp: no tick can follow
+                id.keepalive = null;
             }
             if (id.datagramPath != null) {
                 id.datagramPath.release();   // also destroys the endpoint's address handles (before the PD)

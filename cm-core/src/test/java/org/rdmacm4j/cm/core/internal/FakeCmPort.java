@@ -499,6 +499,25 @@ public final class FakeCmPort implements CmPort {
         x.channel = true;
     }
 
+    private final Map<FakeId, Keepalive.Verdict> keepalives = new java.util.concurrent.ConcurrentHashMap<>();
+
+    @Override
+    public boolean startKeepalive(NativeId id, org.rdmacm4j.cm.core.KeepaliveOptions options,
+                                  Keepalive.Verdict verdict) {
+        record("startKeepalive", f(id), options);
+        keepalives.put(f(id), verdict);
+        return true;
+    }
+
+    /** What the poller does when a keepalive gives up: the verdict, on this (a non-dispatcher) thread. */
+    public void keepaliveGivesUp(FakeId id) {
+        Keepalive.Verdict v = keepalives.get(id);
+        if (v == null) {
+            throw new AssertionError("no keepalive was started on " + id);
+        }
+        v.peerUnresponsive("no answer to a keepalive probe for 3 period(s) of 100 ms", null);
+    }
+
     @Override
     public void connect(NativeId id, Bytes privateData, org.rdmacm4j.cm.statemachine.CmTuning tuning) {
         FakeId x = f(id);

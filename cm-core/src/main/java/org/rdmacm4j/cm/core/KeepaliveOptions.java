@@ -1,0 +1,48 @@
+package org.rdmacm4j.cm.core;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Dead-peer detection for an idle RC connection (opt-in). An idle RC queue pair sends nothing, so
+ * it cannot notice a peer that vanished without a word (host death, a cut link): every
+ * {@code period} rdmacm4j posts a zero-length RDMA WRITE on the connection's queue pair. It needs
+ * no receive and no cooperation from the peer's software, only remote-write access on its QP,
+ * which rdma_cm grants every RC QP it sets up (so plain librdmacm peers should answer too; the
+ * guest tests cover rdmacm4j peers so far), and it leaves the message channel's credits alone. The peer's transport acknowledges
+ * it; if it is still unanswered after {@code misses} further periods, the connection fails with a
+ * {@link PeerUnresponsiveException} (to {@code onError} and, as the cause, to pending operations)
+ * and is aborted. The queue pair may give up first: its own retries of the probe end in
+ * {@code IBV_WC_RETRY_EXC_ERR}, also a {@code PeerUnresponsiveException}.
+ *
+ * <p>So a dead peer is noticed within {@code (misses + 1) * period} (the first probe after the
+ * death, then {@code misses} unanswered periods), or within the queue pair's transport retry time,
+ * whichever is shorter. Choose {@code period * misses} well above the longest time one of your
+ * own transfers can occupy the send queue, since a probe completes only after the work posted
+ * before it.
+ *
+ * @param period how often a probe is posted, from 10 ms to 1 hour
+ * @param misses how many periods a probe may stay unanswered before the peer is declared dead, 1..1000
+ */
+public record KeepaliveOptions(Duration period, int misses) {
+    public static final Duration MIN_PERIOD = Duration.ofMillis(10);
+    public static final Duration MAX_PERIOD = Duration.ofHours(1);
+    public static final int MAX_MISSES = 1000;
+
+    public KeepaliveOptions {
+        Objects.requireNonNull(period, "period");
+        if (period.compareTo(MIN_PERIOD) < 0 || period.compareTo(MAX_PERIOD) > 0) {
+            throw new IllegalArgumentException("keepalive period must be between " + MIN_PERIOD + " and "
+                    + MAX_PERIOD + ", was " + period);
+        }
+        if (misses < 1 || misses > MAX_MISSES) {
+            throw new IllegalArgumentException("keepalive misses must be between 1 and " + MAX_MISSES + ", was "
+                    + misses);
+        }
+    }
+
+    /** The longest time from a peer's death to the connection's failure, by the keepalive alone. */
+    public Duration worstDetection() {
+        return period.multipliedBy(misses + 1L);
+    }
+}

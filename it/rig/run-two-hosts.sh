@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Runs the two-host fault scenarios (it/rig/two-hosts.sh): role a is the JUnit class
+# org.rdmacm4j.it.twohost.PeerFaultsTwoHost in guest a, role b the TwoHostPeer program in guest b.
+# Role a's JUnit XML, a verdict for the rig (both roles, b's resources at rest) and the scenario
+# tables for docs/reliability.md go to it/target/it-reports/, where scripts/TestSummary.java and
+# scripts/ReliabilityDoc.java find them. Needs a prior package (as run-it.sh).
+#
+# Env: RDMACM4J_TWO_HOST_TIMEOUT (role deadline, default 420 s).
+set -euo pipefail
+rigdir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "${rigdir}/../.." && pwd)
+target="${repo}/it/target"
+for f in "${target}/it-classpath.txt" "${target}/launcher/junit-console.jar" "${target}/classes" "${target}/test-classes"; do
+  [[ -e "${f}" ]] || { echo "run-two-hosts: ${f} is missing: build first (./mvnw package -DskipTests)" >&2; exit 2; }
+done
+[[ -n "${JAVA_HOME:-}" ]] || { source "${repo}/scripts/find-jdk.sh"; rdmacm4j_find_jdk; }
+
+out="${target}/guest/two-hosts-$(date +%Y%m%d-%H%M%S)-$$"
+reports="${target}/it-reports"
+mkdir -p "${out}" "${reports}"
+cp="${target}/test-classes:${target}/classes:$(cat "${target}/it-classpath.txt")"
+java=(java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED)
+
+# Role a: the JUnit class; its own address is the "server" address of the suite's fixtures.
+role_a="$(printf '%q ' "${java[@]}" \
+  '-Drdmacm4j.it.resting=${RDMACM4J_OUT}/rdma-resting.txt' -Drdmacm4j.it.serverAddr=192.0.2.1 \
+  -Drdmacm4j.it.clientAddr=192.0.2.1 -Drdmacm4j.it.device=rxe0 \
+  -jar "${target}/launcher/junit-console.jar" execute --disable-banner --details=tree --fail-if-no-tests \
+  --class-path "${cp}" '--reports-dir=${RDMACM4J_OUT}/junit' \
+  --select-class=org.rdmacm4j.it.twohost.PeerFaultsTwoHost --include-classname '.*TwoHost')"
+# printf %q quoted the ${RDMACM4J_OUT} references; let the guest's shell expand them.
+role_a="${role_a//\\\$\\\{RDMACM4J_OUT\\\}/\$\{RDMACM4J_OUT\}}"
+role_b="$(printf '%q ' "${java[@]}" -cp "${cp}" org.rdmacm4j.it.twohost.TwoHostPeer)"
+
+set +e
+(cd "${repo}" && "${rigdir}/two-hosts.sh" --timeout "${RDMACM4J_TWO_HOST_TIMEOUT:-420}" --out "${out}" \
+  --a "${role_a}" --b "${role_b}")
+status=$?
+set -e
+for x in "${out}"/a/junit/TEST-*.xml; do
+  [[ -e "${x}" ]] && cp "${x}" "${reports}/TEST-two-host-$(basename "${x}" | sed 's/^TEST-//')"
+done
+cp "${out}"/a/reliability-*.md "${reports}/" 2>/dev/null || true
+if (( status == 0 )); then
+  verdict='<testcase classname="it.TwoHosts" name="bothRolesPassedAndEveryLiveHostBackAtRest"/>'
+  fails=0
+else
+  verdict="<testcase classname=\"it.TwoHosts\" name=\"bothRolesPassedAndEveryLiveHostBackAtRest\"><failure message=\"two-hosts.sh exited ${status}; see ${out}\"/></testcase>"
+  fails=1
+fi
+cat > "${reports}/TEST-two-host-rig.xml" <<XML
+<?xml version="1.0" encoding="UTF-8"?>
+<testsuite name="it.TwoHosts" tests="1" failures="${fails}" errors="0" skipped="0">${verdict}</testsuite>
+XML
+if ! ls "${out}"/a/junit/TEST-*.xml >/dev/null 2>&1; then
+  echo "run-two-hosts: FAILED: role a produced no JUnit XML report (exit ${status}); see ${out}" >&2
+  exit 2
+fi
+exit "${status}"
