@@ -4,12 +4,12 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.rdmacm4j.cm.core.*;
 import org.rdmacm4j.cm.statemachine.Deadlines;
 import org.rdmacm4j.cm.statemachine.RetryPolicy;
@@ -22,64 +22,43 @@ import org.rdmacm4j.cm.statemachine.RetryPolicy;
  * calls succeeding (QP, CQ and channel created, rdma_resolve_route issued); resolve route = then to
  * ROUTE_RESOLVED; connect = ROUTE_RESOLVED to ESTABLISHED; disconnect = the close command to
  * DISCONNECTED; destroy = DISCONNECTED to CLOSED (QP drained; QP, CQ, channel and id destroyed).
- * "create id" and "bind addr" have no step of their own in the history and are printed as "-".
  * total ms = wall time during which at least one connection was in the step (ids are placed on
  * one clock by the time connect() was called for them); max ms / min us: per connection;
  * us / conn = total / N, as in cmtime.
- * Modes: --pipelined (default) starts all N connects at once, then all N closes; --sequential
- * connects one at a time, then closes one at a time. The server accepts N connections (raw),
- * lets the clients disconnect them (closing what is left after --linger seconds) and exits.
+ * Modes: --lockstep (default, as cmtime) gives the N connects one {@link StepBarrier}, so each step
+ * starts for all once all finished the one before, and "create id" is measured (connect() called to
+ * the first step opening); --pipelined starts all N connects at once; --sequential connects one at a
+ * time. In every mode the N closes are issued at once (--sequential: one at a time). The server
+ * accepts N connections (raw), lets the clients disconnect them (closing what is left after --linger
+ * seconds) and exits.
  */
 public final class Cmtime {
-    private static final String[] STEPS = {"create id", "bind addr", "resolve addr", "resolve route", "create qp",
-        "connect", "disconnect", "destroy"};
-    private static final String[] NOTE = {"a", "b", null, null, null, null, null, null};
     private static final QpCapabilities CMTIME_QP = new QpCapabilities(1, 1, 1, 1, 0, 2); // cmtime's QP caps
+
+    private static final String USAGE = """
+            usage: cmtime [-s server_address] [-b bind_address] [-c connections] [-p port_number]
+                          [-r retries] [-t timeout_ms] [--lockstep | --pipelined | --sequential]
+                          [--linger seconds] [--history]
+              without -s: server; accepts the connections, exits once the client closed them
+              --lockstep    (default) as cmtime: each step for all connections before the next
+              --pipelined   all connects at once (their steps overlap), then all closes
+              --sequential  one connect at a time, then one close at a time
+              --linger      server: seconds to wait for the client to disconnect (default 30)
+              --history     client: print the first and last connections' histories (what the rows are made of)""";
 
     private Cmtime() { }
 
     public static void main(String[] args) throws Exception {
-        String server = null, bind = null;
-        int n = 100, port = 7471, retries = 2, timeoutMs = 2000, linger = 30;
-        boolean sequential = false, history = false;
-        try {
-            for (int i = 0; i < args.length; i++) {
-                switch (args[i]) {
-                    case "-s" -> server = args[++i];
-                    case "-b" -> bind = args[++i];
-                    case "-c" -> n = Integer.parseInt(args[++i]);
-                    case "-p" -> port = Integer.parseInt(args[++i]);
-                    case "-r" -> retries = Integer.parseInt(args[++i]);
-                    case "-t" -> timeoutMs = Integer.parseInt(args[++i]);
-                    case "--linger" -> linger = Integer.parseInt(args[++i]);
-                    case "--pipelined" -> sequential = false;
-                    case "--sequential" -> sequential = true;
-                    case "--history" -> history = true;
-                    case "-h", "--help" -> {
-                        System.out.println("""
-                            usage: cmtime [-s server_address] [-b bind_address] [-c connections] [-p port_number]
-                                          [-r retries] [-t timeout_ms] [--pipelined | --sequential] [--linger seconds] [--history]
-                              without -s: server; accepts the connections, exits once the client closed them
-                              --pipelined   (default) all connects at once, then all closes
-                              --sequential  one connect at a time, then one close at a time
-                              --linger      server: seconds to wait for the client to disconnect (default 30)
-                              --history     client: print the first and last connections' histories (what the rows are made of)""");
-                        return;
-                    }
-                    default -> throw new IllegalArgumentException("unknown argument " + args[i]);
-                }
-            }
-            if (n < 1) {
-                throw new IllegalArgumentException("-c must be at least 1");
-            }
-        } catch (RuntimeException e) {
-            System.err.println("cmtime: " + e.getMessage() + " (see --help)");
-            System.exit(2);
-        }
-        InetAddress src = bind == null ? null : InetAddress.getByName(bind);
-        int failed = server == null ? serve(src, port, n, linger)
-                : connect(new InetSocketAddress(InetAddress.getByName(server), port), src, n, retries, timeoutMs,
-                        sequential, history);
+        Cli cli = Cli.parse("cmtime", USAGE, args, "-s -b -c -p -r -t --linger",
+                "--lockstep --pipelined --sequential --history");
+        int n = cli.integer("-c", 100, 1, 1_000_000), port = cli.integer("-p", 7471, 1, 65535);
+        String mode = cli.has("--sequential") ? "sequential" : cli.has("--pipelined") ? "pipelined" : "lockstep";
+        cli.require(Stream.of("--lockstep", "--pipelined", "--sequential").filter(cli::has).count() <= 1,
+                "give at most one of --lockstep, --pipelined and --sequential");
+        InetAddress src = cli.has("-b") ? InetAddress.getByName(cli.get("-b", null)) : null;
+        int failed = !cli.has("-s") ? serve(src, port, n, cli.integer("--linger", 30, 0, 86_400))
+                : connect(new InetSocketAddress(InetAddress.getByName(cli.get("-s", null)), port), src, n,
+                        cli.integer("-r", 2, 0, 100), cli.integer("-t", 2000, 1, 3_600_000), mode, cli.has("--history"));
         System.exit(failed == 0 ? 0 : 1);
     }
 
@@ -129,7 +108,8 @@ public final class Cmtime {
     }
 
     private static int connect(InetSocketAddress server, InetAddress bind, int n, int retries, int timeoutMs,
-                               boolean sequential, boolean history) throws Exception {
+                               String mode, boolean history) throws Exception {
+        boolean sequential = mode.equals("sequential"), lockstep = mode.equals("lockstep");
         RetryPolicy r = RetryPolicy.defaults();
         Duration resolve = Duration.ofMillis(timeoutMs);
         Deadlines d = Deadlines.defaults();
@@ -138,12 +118,15 @@ public final class Cmtime {
                         r.onNoListener(), r.onStaleConnection(), r.onBusy()))
                 .deadlines(new Deadlines(Duration.ofSeconds(60), resolve, resolve, d.decision(), d.accept(),
                         Duration.ofSeconds(10), d.timewait(), d.drain(), d.quiesce()));
+        if (lockstep) {
+            b.stepBarrier(new StepBarrier(n));
+        }
         ConnectOptions options = (bind != null ? b.source(new InetSocketAddress(bind, 0)) : b).build();
         long[] origin = new long[n];
         List<CompletableFuture<RdmaConnection>> connects = new ArrayList<>();
         int failed = 0;
         try (RdmaCm cm = RdmaCm.builder().historySize(64).build()) {
-            System.out.printf("cmtime: %d connections to %s, %s%n", n, server, sequential ? "sequential" : "pipelined");
+            System.out.printf("cmtime: %d connections to %s, %s%n", n, server, mode);
             long start = System.nanoTime();
             for (int i = 0; i < n; i++) {
                 origin[i] = System.nanoTime();
@@ -178,80 +161,22 @@ public final class Cmtime {
                     cs[i].history().forEach(e -> System.out.println("history of connection " + i + ": " + e));
                 }
             }
-            long[][][] spans = new long[STEPS.length][n][]; // [step][conn] = {absolute start, absolute end}
+            CmtimeTable table = new CmtimeTable(n);
             for (int i = 0; i < n; i++) {
                 if (cs[i] != null) {
-                    timeline(cs[i].history(), origin[i], spans, i);
+                    table.add(i, cs[i].history(), origin[i], lockstep);
                 }
             }
-            System.out.println("step              total ms     max ms     min us  us / conn");
-            for (int s = 0; s < STEPS.length; s++) {
-                if (s == 1 && bind == null) {
-                    continue;   // cmtime prints "bind addr" only with -b
-                }
-                row(STEPS[s], NOTE[s], spans[s], n);
-            }
+            table.print(bind != null);
             System.out.printf("connections/s: connect %.1f (%d in %.2f ms), connect + close %.1f (%.2f ms)%n",
                     (n - failed) / ((connected - start) / 1e9), n - failed, (connected - start) / 1e6,
                     (n - failed) / ((done - start) / 1e9), (done - start) / 1e6);
             System.out.println("""
-                (a) rdma_create_id runs on rdmacm4j's dispatcher inside connect(); the API does not time it
+                (a) rdma_create_id runs on rdmacm4j's dispatcher inside connect(); timed with --lockstep only
+                    (until every id exists and the resolve step opens)
                 (b) no separate rdma_bind_addr: the -b address goes to rdma_resolve_addr as its source
                 create qp: the QP, CQ and channel are created, and rdma_resolve_route issued, in one dispatcher step""");
         }
         return failed;
-    }
-
-    /** Places one connection's steps on the common clock: origin + the history's elapsed times. */
-    private static void timeline(List<HistoryEntry> h, long origin, long[][][] spans, int i) {
-        int a = find(h, 0, "ADDR_RESOLVED"), q = find(h, a, "calls succeeded"), r = find(h, a, "ROUTE_RESOLVED");
-        int e = find(h, r, "ESTABLISHED"), c = find(h, e, "close"), d = find(h, c, "DISCONNECTED");
-        int end = h.getLast().phase().equals("CLOSED") ? h.size() - 1 : -1;
-        q = q < r ? q : -1;   // the QP is created, and rdma_resolve_route issued, by the step after ADDR_RESOLVED
-        put(spans[2], i, origin, h, find(h, 0, "connect"), a);
-        put(spans[4], i, origin, h, a, q);
-        put(spans[3], i, origin, h, q >= 0 ? q : a, r);
-        put(spans[5], i, origin, h, r, e);
-        put(spans[6], i, origin, h, c, d);
-        put(spans[7], i, origin, h, d, end);
-    }
-
-    /** The index of the first entry at or after {@code from} whose input starts with {@code input}, or -1. */
-    private static int find(List<HistoryEntry> h, int from, String input) {
-        for (int i = Math.max(from, 0); from >= 0 && i < h.size(); i++) {
-            if (h.get(i).input().startsWith(input)) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    private static void put(long[][] step, int i, long origin, List<HistoryEntry> h, int from, int to) {
-        if (from >= 0 && to > from) {
-            step[i] = new long[] {origin + h.get(from).elapsedNanos(), origin + h.get(to).elapsedNanos()};
-        }
-    }
-
-    /** cmtime's row: total ms (union of the connections' intervals), max ms, min us, us / conn. */
-    private static void row(String name, String note, long[][] spans, int n) {
-        long[][] s = Arrays.stream(spans).filter(x -> x != null).sorted((x, y) -> Long.compare(x[0], y[0]))
-                .toArray(long[][]::new);
-        if (s.length == 0) {
-            System.out.printf("%-13s: %11s%11s%11s%11s%s%n", name, "-", "-", "-", "-", note == null ? "" : "  (" + note + ")");
-            return;
-        }
-        long total = 0, max = 0, min = Long.MAX_VALUE, curStart = s[0][0], curEnd = s[0][1];
-        for (long[] x : s) {
-            max = Math.max(max, x[1] - x[0]);
-            min = Math.min(min, x[1] - x[0]);
-            if (x[0] > curEnd) {
-                total += curEnd - curStart;
-                curStart = x[0];
-            }
-            curEnd = Math.max(curEnd, x[1]);
-        }
-        total += curEnd - curStart;
-        System.out.printf("%-13s: %11.2f%11.2f%11.2f%11.2f%n", name, total / 1e6, max / 1e6, min / 1e3,
-                total / 1e3 / n);
     }
 }

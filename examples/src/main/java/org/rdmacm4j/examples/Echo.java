@@ -6,19 +6,9 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.*;
 import java.util.concurrent.atomic.AtomicLong;
-import org.rdmacm4j.cm.core.ConnectOptions;
-import org.rdmacm4j.cm.core.ConnectionHandler;
-import org.rdmacm4j.cm.core.ListenOptions;
-import org.rdmacm4j.cm.core.RdmaCm;
-import org.rdmacm4j.cm.core.RdmaCmException;
-import org.rdmacm4j.cm.core.RdmaConnection;
-import org.rdmacm4j.cm.core.RdmaListener;
+import org.rdmacm4j.cm.core.*;
 
 /**
  * Echo over rdmacm4j messages: the server sends every message back; the client connects, sends
@@ -44,32 +34,14 @@ public final class Echo {
     private Echo() { }
 
     public static void main(String[] args) throws Exception {
-        String mode = "demo", server = "192.0.2.1", source = null, sizes = "1,64,512,4096";
-        int port = -1, n = 1000, window = 16, conns = 1, seconds = 30;
-        try {
-            for (int i = 0; i < args.length; i++) {
-                switch (args[i]) {
-                    case "-s" -> mode = "server";
-                    case "-c" -> mode = "client";
-                    case "-a" -> server = args[++i];
-                    case "-b" -> source = args[++i];
-                    case "-p" -> port = Integer.parseInt(args[++i]);
-                    case "-n" -> n = Integer.parseInt(args[++i]);
-                    case "-S" -> sizes = args[++i];
-                    case "-w" -> window = Integer.parseInt(args[++i]);
-                    case "-C" -> conns = Integer.parseInt(args[++i]);
-                    case "-t" -> seconds = Integer.parseInt(args[++i]);
-                    case "-h", "--help" -> {
-                        System.out.println(USAGE);
-                        return;
-                    }
-                    default -> throw new IllegalArgumentException("unknown argument " + args[i]);
-                }
-            }
-        } catch (IllegalArgumentException | ArrayIndexOutOfBoundsException e) {
-            System.err.println("echo: bad arguments (" + e.getMessage() + ")\n" + USAGE);
-            System.exit(2);
-        }
+        Cli cli = Cli.parse("echo", USAGE, args, "-a -b -p -n -S -w -C -t", "-s -c");
+        cli.require(!(cli.has("-s") && cli.has("-c")), "give at most one of -s and -c");
+        String mode = cli.has("-s") ? "server" : cli.has("-c") ? "client" : "demo";
+        String server = cli.get("-a", "192.0.2.1"), source = cli.get("-b", null), sizes = cli.get("-S", "1,64,512,4096");
+        int port = cli.integer("-p", -1, 0, 65535), n = cli.integer("-n", 1000, 1, Integer.MAX_VALUE);
+        int window = cli.integer("-w", 16, 1, 1 << 16), conns = cli.integer("-C", 1, 0, Integer.MAX_VALUE);
+        int seconds = cli.integer("-t", 30, 1, 86_400);
+        cli.require(sizes.matches("\\d+(,\\d+)*"), "-S takes sizes like 1,64,512");
         int[] sizeList = Arrays.stream(sizes.split(",")).mapToInt(Integer::parseInt).toArray();
         Duration wait = Duration.ofSeconds(seconds);
         try (RdmaCm cm = RdmaCm.open()) {

@@ -1,16 +1,15 @@
 package org.rdmacm4j.examples;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+import static org.rdmacm4j.examples.RpingWire.BE32;
+import static org.rdmacm4j.examples.RpingWire.BE64;
+import static org.rdmacm4j.examples.RpingWire.pattern;
+import static org.rdmacm4j.examples.RpingWire.text;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.*;
 import org.rdmacm4j.cm.core.*;
@@ -36,10 +35,8 @@ public final class Rping {
     private static final Duration STEP = Duration.ofSeconds(60);
     private static boolean server, client, verbose, validate, debug, persistent;
     private static String address, source;
-    private static int port = 7174, count, size = 64;
+    private static int port, count, size;
 
-    private static final ValueLayout.OfLong BE64 = JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfInt BE32 = JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     /** A completion (opcode, status, a RECV's bytes) or the end of the connection (opcode null). */
     private record Event(WcOpcode opcode, WcStatus status, byte[] received, String why) { }
@@ -50,30 +47,20 @@ public final class Rping {
     }
 
     public static void main(String[] args) throws Exception {
-        try {
-            for (int i = 0; i < args.length; i++) {
-                switch (args[i]) {
-                    case "-s" -> server = true;
-                    case "-c" -> client = true;
-                    case "-v" -> verbose = true;
-                    case "-V" -> validate = true;
-                    case "-d" -> debug = true;
-                    case "-P" -> persistent = true;
-                    case "-a" -> address = value(args, ++i);
-                    case "-I" -> source = value(args, ++i);
-                    case "-p" -> port = number(args, ++i, 1, 65535);
-                    case "-C" -> count = number(args, ++i, 0, Integer.MAX_VALUE);
-                    case "-S" -> size = number(args, ++i, MIN_SIZE, MAX_SIZE);
-                    case "-h", "--help" -> { System.out.println(USAGE); return; }
-                    default -> throw new IllegalArgumentException("unknown argument " + args[i]);
-                }
-            }
-            if (server == client) throw new IllegalArgumentException("give one of -s and -c");
-            if (client && address == null) throw new IllegalArgumentException("the client needs -a address");
-        } catch (IllegalArgumentException e) {
-            System.err.println("rping: " + e.getMessage() + "\n" + USAGE);
-            System.exit(2);
-        }
+        Cli cli = Cli.parse("rping", USAGE, args, "-a -I -p -C -S", "-s -c -v -V -d -P");
+        server = cli.has("-s");
+        client = cli.has("-c");
+        verbose = cli.has("-v");
+        validate = cli.has("-V");
+        debug = cli.has("-d");
+        persistent = cli.has("-P");
+        address = cli.get("-a", null);
+        source = cli.get("-I", null);
+        port = cli.integer("-p", 7174, 1, 65535);
+        count = cli.integer("-C", 0, 0, Integer.MAX_VALUE);
+        size = cli.integer("-S", 64, MIN_SIZE, MAX_SIZE);
+        cli.require(server != client, "give one of -s and -c");
+        cli.require(server || address != null, "the client needs -a address");
         try (RdmaCm cm = RdmaCm.open()) {
             if (server) serve(cm); else ping(cm);
         } catch (Failure e) {
@@ -241,39 +228,7 @@ public final class Rping {
         }
     }
 
-    static byte[] pattern(int ping, int size) {
-        byte[] head = ("rdma-ping-" + ping + ": ").getBytes(StandardCharsets.US_ASCII);
-        byte[] b = new byte[size];
-        for (int i = 0, c = 65 + ping % 58; i < size; i++) {
-            if (i < head.length) { b[i] = head[i]; continue; }
-            b[i] = (byte) c;
-            c = c == 122 ? 65 : c + 1;
-        }
-        b[size - 1] = 0;
-        return b;
-    }
-
-    private static String text(MemorySegment s) {
-        long n = 0;
-        while (n < s.byteSize() && s.get(JAVA_BYTE, n) != 0) n++;
-        return new String(s.asSlice(0, n).toArray(JAVA_BYTE), StandardCharsets.US_ASCII);
-    }
-
     private static void debug(String format, Object... args) {
         if (debug) System.out.println(String.format(format, args));
-    }
-
-    private static String value(String[] args, int i) {
-        if (i >= args.length) throw new IllegalArgumentException(args[i - 1] + " needs a value");
-        return args[i];
-    }
-
-    private static int number(String[] args, int i, int min, int max) {
-        String v = value(args, i);
-        try {
-            int n = Integer.parseInt(v);
-            if (n >= min && n <= max) return n;
-        } catch (NumberFormatException e) { /* below */ }
-        throw new IllegalArgumentException("invalid " + args[i - 1] + " " + v + " (valid range is " + min + " to " + max + ")");
     }
 }

@@ -6,29 +6,9 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.rdmacm4j.cm.core.AcceptOptions;
-import org.rdmacm4j.cm.core.ConnectOptions;
-import org.rdmacm4j.cm.core.ConnectionHandler;
-import org.rdmacm4j.cm.core.ListenOptions;
-import org.rdmacm4j.cm.core.QpCapabilities;
-import org.rdmacm4j.cm.core.RawQueuePair;
-import org.rdmacm4j.cm.core.RdmaCm;
-import org.rdmacm4j.cm.core.RdmaConnection;
-import org.rdmacm4j.cm.core.RdmaListener;
-import org.rdmacm4j.verbs.ibv.Access;
-import org.rdmacm4j.verbs.ibv.MemoryRegion;
-import org.rdmacm4j.verbs.ibv.RecvRequests;
-import org.rdmacm4j.verbs.ibv.SendFlags;
-import org.rdmacm4j.verbs.ibv.SendRequests;
-import org.rdmacm4j.verbs.ibv.WcOpcode;
-import org.rdmacm4j.verbs.ibv.WcStatus;
-import org.rdmacm4j.verbs.ibv.WorkCompletions;
-import org.rdmacm4j.verbs.ibv.WrOpcode;
+import java.util.concurrent.*;
+import org.rdmacm4j.cm.core.*;
+import org.rdmacm4j.verbs.ibv.*;
 
 /**
  * The twin of rdma-core's ucmatose, on the same wire: N raw RC connections (no private data),
@@ -40,14 +20,16 @@ import org.rdmacm4j.verbs.ibv.WrOpcode;
 public final class Ucmatose {
     private static final String USAGE = """
             usage: ucmatose [-s server_address] [-b bind_address] [-c connections] [-C message_count]
-                            [-S message_size] [-p port_number] [-w seconds]
+                            [-S message_size] [-p port_number] [-t type_of_service] [-a ack_timeout] [-w seconds]
               without -s: server, listening on -b (default: every address); exits after -c connections
               -c  connections (default 1)    -C  messages each way per connection (default 10)
               -S  bytes per message (default 100)    -p  port (default 7471)
+              -t  IP type of service, 0-255 (client side, as ucmatose: the server's QP takes it from the request)
+              -a  QP ACK timeout exponent, 0-31 (4.096 us x 2^a; either side)
               -w  deadline of each step in seconds (default 60)
-              ucmatose's -a (ack timeout) and -t (type of service) are not offered by rdmacm4j's API.""";
+              With -t or -a, each QP's traffic class and ACK timeout are printed as ibv_query_qp reports them.""";
     private static final long SEND = 1, RECV = 2;   // work request ids (below 1L << 56)
-    static int count = 10, size = 100, seconds = 60;
+    static int count, size, seconds, tos, ackTimeout;   // from the command line
 
     /** One connection's buffers and completion counters (ucmatose's cmatest_node). */
     static final class Node implements ConnectionHandler {
@@ -55,18 +37,21 @@ public final class Ucmatose {
         final CompletableFuture<Void> failed = new CompletableFuture<>();
         final Arena arena = Arena.ofShared();
         RdmaConnection connection;
-        MemoryRegion sendMr, recvMr;
+        MemoryRegion mr;   // one buffer for sends and receives, as ucmatose's node->mem
         volatile boolean closing;
 
         void attach(RdmaConnection c) {
             connection = c;
             RawQueuePair raw = c.raw();
-            MemorySegment s = arena.allocate(Math.max(size, 1), 64), r = arena.allocate(Math.max(size, 1), 64);
-            sendMr = raw.protectionDomain().register(s, Access.LOCAL_WRITE);
-            recvMr = raw.protectionDomain().register(r, Access.LOCAL_WRITE);
-            try (RecvRequests wr = RecvRequests.allocate(1, 1)) {   // all receives into one buffer, as ucmatose
+            mr = raw.protectionDomain().register(arena.allocate(size, 64), Access.LOCAL_WRITE);
+            if (tos >= 0 || ackTimeout >= 0) {   // what the QP really got
+                QpAttributes a = raw.queuePair().query(QpAttrMask.AV | QpAttrMask.TIMEOUT);
+                System.out.printf("ucmatose: qp %d: traffic class %d, ack timeout %d%n", raw.queuePair().qpNum(),
+                        a.ahAttr().trafficClass(), a.timeout());
+            }
+            try (RecvRequests wr = RecvRequests.allocate(1, 1)) {
                 for (int i = 0; i < count; i++) {
-                    raw.queuePair().postRecv(wr.set(0, RECV).sge(0, 0, recvMr, 0, size), 1);
+                    raw.queuePair().postRecv(wr.set(0, RECV).sge(0, 0, mr, 0, size), 1);
                 }
             }
         }
@@ -75,7 +60,7 @@ public final class Ucmatose {
             try (SendRequests wr = SendRequests.allocate(1, 1)) {
                 for (int i = 0; i < count; i++) {
                     connection.raw().queuePair().postSend(
-                            wr.set(0, SEND, WrOpcode.SEND, SendFlags.SIGNALED).sge(0, 0, sendMr, 0, size), 1);
+                            wr.set(0, SEND, WrOpcode.SEND, SendFlags.SIGNALED).sge(0, 0, mr, 0, size), 1);
                 }
             }
         }
@@ -96,53 +81,28 @@ public final class Ucmatose {
             }
         }
 
-        @Override public void onDisconnected(RdmaConnection c) {
-            closing = true;
-            deregister();   // before the connection's teardown returns the device's protection domain
-        }
+        @Override public void onDisconnected(RdmaConnection c) { deregister(); }
+        @Override public void onError(RdmaConnection c, RdmaCmException e) { deregister(); }
 
-        @Override public void onError(RdmaConnection c, org.rdmacm4j.cm.core.RdmaCmException e) {
-            closing = true;
-            deregister();
-        }
-
-        /** Our regions go before the connection closes: its teardown may free the protection domain. */
+        /** Our region goes before the connection closes: its teardown may free the protection domain. */
         synchronized void deregister() {
-            if (sendMr != null) {
-                sendMr.close();
-                recvMr.close();
-                sendMr = recvMr = null;
+            closing = true;   // flushed work requests are no failure from here on
+            if (mr != null) {
+                mr.close();
+                mr = null;
             }
         }
     }
 
     public static void main(String[] args) throws Exception {
-        String server = null, bind = null;
-        int connections = 1, port = 7471;
-        try {
-            for (int i = 0; i < args.length; i++) {
-                switch (args[i]) {
-                    case "-s" -> server = args[++i];
-                    case "-b" -> bind = args[++i];
-                    case "-c" -> connections = Integer.parseInt(args[++i]);
-                    case "-C" -> count = Integer.parseInt(args[++i]);
-                    case "-S" -> size = Integer.parseInt(args[++i]);
-                    case "-p" -> port = Integer.parseInt(args[++i]);
-                    case "-w" -> seconds = Integer.parseInt(args[++i]);
-                    case "-h", "--help" -> {
-                        System.out.println(USAGE);
-                        return;
-                    }
-                    default -> throw new IllegalArgumentException("unknown or unsupported argument " + args[i]);
-                }
-            }
-            if (connections < 1 || count < 1 || size < 1) {
-                throw new IllegalArgumentException("-c, -C and -S must be at least 1");
-            }
-        } catch (IllegalArgumentException | ArrayIndexOutOfBoundsException e) {
-            System.err.println("ucmatose: bad arguments (" + e.getMessage() + ")\n" + USAGE);
-            System.exit(2);
-        }
+        Cli cli = Cli.parse("ucmatose", USAGE, args, "-s -b -c -C -S -p -w -t -a", "");
+        String server = cli.get("-s", null), bind = cli.get("-b", null);
+        int connections = cli.integer("-c", 1, 1, 100_000), port = cli.integer("-p", 7471, 1, 65535);
+        count = cli.integer("-C", 10, 1, 1 << 20);
+        size = cli.integer("-S", 100, 1, 1 << 30);
+        seconds = cli.integer("-w", 60, 1, 86_400);
+        tos = cli.integer("-t", -1, 0, 255);   // ucmatose reads it with strtoul(.., 0): 0x20 works too
+        ackTimeout = cli.integer("-a", -1, 0, 31);
         List<Node> nodes = new ArrayList<>();
         int status = 0;
         try (RdmaCm cm = RdmaCm.open()) {
@@ -154,7 +114,6 @@ public final class Ucmatose {
                 }
             } finally {   // our memory regions go before the RdmaCm frees the device's protection domain
                 for (Node n : nodes) {
-                    n.closing = true;
                     n.deregister();
                     if (n.connection != null) {
                         n.connection.abort().get(seconds, TimeUnit.SECONDS);
@@ -163,9 +122,7 @@ public final class Ucmatose {
                 }
             }
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
-            Throwable t = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-            String what = t instanceof TimeoutException ? "no progress within " + seconds + " s" : t.getMessage();
-            System.out.println("ucmatose: FAILED: " + (what == null ? t : what.lines().findFirst().orElse("")));
+            System.out.println("ucmatose: FAILED: " + Cli.describe(e, seconds));
             status = 1;
         }
         System.out.println("test complete");
@@ -191,7 +148,8 @@ public final class Ucmatose {
                 }
                 Node node = new Node();
                 nodes.add(node);
-                accepted.add(request.accept(node, AcceptOptions.defaults().raw().qp(caps())));
+                AcceptOptions o = AcceptOptions.defaults().raw().qp(caps());
+                accepted.add(request.accept(node, ackTimeout < 0 ? o : o.ackTimeout(ackTimeout)));
                 all.countDown();
             }
         });
@@ -205,18 +163,13 @@ public final class Ucmatose {
         System.out.println("initiating data transfers");
         nodes.forEach(Node::postSends);
         System.out.println("completing sends");
-        for (Node n : nodes) {
-            await(n, n.sent, "send completions");
-        }
+        awaitAll(nodes, n -> n.sent, "send completions");
         System.out.println("receiving data transfers");
-        for (Node n : nodes) {
-            await(n, n.received, "messages");
-        }
+        awaitAll(nodes, n -> n.received, "messages");
         System.out.printf("data transfers complete (%d x %d messages of %d bytes each way in %.1f ms)%n",
                 connections, count, size, (System.nanoTime() - t0) / 1e6);
         System.out.println("ucmatose: disconnecting");
         for (Node n : nodes) {
-            n.closing = true;
             n.deregister();
             n.connection.close().get(seconds, TimeUnit.SECONDS);
         }
@@ -228,9 +181,9 @@ public final class Ucmatose {
         System.out.println("ucmatose: starting client");
         InetSocketAddress target = new InetSocketAddress(InetAddress.getByName(server), port);
         ConnectOptions.Builder options = ConnectOptions.builder().raw().qp(caps());
-        if (bind != null) {
-            options.source(new InetSocketAddress(InetAddress.getByName(bind), 0));
-        }
+        if (bind != null) options.source(new InetSocketAddress(InetAddress.getByName(bind), 0));
+        if (tos >= 0) options.typeOfService(tos);
+        if (ackTimeout >= 0) options.ackTimeout(ackTimeout);
         System.out.println("ucmatose: connecting");
         long t0 = System.nanoTime();
         List<CompletableFuture<RdmaConnection>> connects = new ArrayList<>();
@@ -245,14 +198,10 @@ public final class Ucmatose {
         System.out.printf("ucmatose: %d connection(s) established in %.1f ms%n", connections,
                 (System.nanoTime() - t0) / 1e6);
         System.out.println("receiving data transfers");
-        for (Node n : nodes) {
-            await(n, n.received, "messages");
-        }
+        awaitAll(nodes, n -> n.received, "messages");
         System.out.println("sending replies");
         nodes.forEach(Node::postSends);
-        for (Node n : nodes) {
-            await(n, n.sent, "send completions");
-        }
+        awaitAll(nodes, n -> n.sent, "send completions");
         System.out.println("data transfers complete");
         nodes.forEach(Node::deregister);   // every receive and send has completed
         for (Node n : nodes) {   // the server disconnects once it has our replies
@@ -260,13 +209,18 @@ public final class Ucmatose {
         }
     }
 
-    static void await(Node n, CountDownLatch latch, String what) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (!latch.await(50, TimeUnit.MILLISECONDS)) {
-            if (n.failed.isDone() || n.connection.isClosed() || System.nanoTime() > deadline) {
-                throw new IllegalStateException("waiting for " + what + " from " + n.connection.peerAddress() + ": "
-                        + (latch.getCount()) + " of " + count + " missing"
-                        + (n.connection.isClosed() ? " (connection closed)" : ""));
+    /** Waits for every node's latch, each within -w seconds, failing early if its connection failed or closed. */
+    static void awaitAll(List<Node> nodes, java.util.function.Function<Node, CountDownLatch> which, String what)
+            throws InterruptedException {
+        for (Node n : nodes) {
+            CountDownLatch latch = which.apply(n);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+            while (!latch.await(50, TimeUnit.MILLISECONDS)) {
+                if (n.failed.isDone() || n.connection.isClosed() || System.nanoTime() > deadline) {
+                    throw new IllegalStateException("waiting for " + what + " from " + n.connection.peerAddress()
+                            + ": " + latch.getCount() + " of " + count + " missing"
+                            + (n.connection.isClosed() ? " (connection closed)" : ""));
+                }
             }
         }
     }

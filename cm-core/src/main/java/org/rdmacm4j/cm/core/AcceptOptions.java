@@ -1,18 +1,26 @@
 package org.rdmacm4j.cm.core;
 
 import java.util.Objects;
+import java.util.OptionalInt;
 import org.rdmacm4j.cm.statemachine.Bytes;
 import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
 import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
 
 /**
  * How {@link ConnectionRequest#accept(ConnectionHandler, AcceptOptions)} accepts: the private data
- * sent back and the QP sizes. Checked when built.
+ * sent back, the QP sizes, the message channel and the QP's ACK timeout. Checked when built.
+ *
+ * <p>There is no type of service here: the kernel builds the passive side's path from the
+ * connect request, whose traffic class is the one the active side chose
+ * ({@link ConnectOptions.Builder#typeOfService}).
  */
-public record AcceptOptions(PrivateData privateData, QpCapabilities qp, MessagingOptions messaging) {
+public record AcceptOptions(PrivateData privateData, QpCapabilities qp, MessagingOptions messaging,
+                            OptionalInt ackTimeout) {
     public AcceptOptions {
         Objects.requireNonNull(privateData, "privateData");
         Objects.requireNonNull(qp, "qp");
+        Objects.requireNonNull(ackTimeout, "ackTimeout");
+        ackTimeout.ifPresent(ConnectOptions::checkAckTimeout);
         if (messaging != null && privateData.wire().length() + MessagingOptions.PRIVATE_DATA_BYTES
                 > MessageKind.ACCEPT.wireLimit()) {
             throw new IllegalArgumentException("accept private data is too large with the message channel: at most "
@@ -22,6 +30,10 @@ public record AcceptOptions(PrivateData privateData, QpCapabilities qp, Messagin
         if (privateData.kind() != MessageKind.ACCEPT) {
             throw new IllegalArgumentException("accept private data must be of kind ACCEPT, not " + privateData.kind());
         }
+    }
+
+    public AcceptOptions(PrivateData privateData, QpCapabilities qp, MessagingOptions messaging) {
+        this(privateData, qp, messaging, OptionalInt.empty());
     }
 
     public AcceptOptions(PrivateData privateData, QpCapabilities qp) {
@@ -40,26 +52,34 @@ public record AcceptOptions(PrivateData privateData, QpCapabilities qp, Messagin
 
     public AcceptOptions privateData(byte[] bytes) {
         Objects.requireNonNull(bytes, "privateData");
-        return new AcceptOptions(PrivateData.encode(MessageKind.ACCEPT, bytes), qp, messaging);
+        return new AcceptOptions(PrivateData.encode(MessageKind.ACCEPT, bytes), qp, messaging, ackTimeout);
     }
 
     /** Sends {@code bytes} without rdmacm4j's header, for peers that read the reply themselves. */
     public AcceptOptions rawPrivateData(byte[] bytes) {
         Objects.requireNonNull(bytes, "rawPrivateData");
-        return new AcceptOptions(new PrivateData(MessageKind.ACCEPT, Bytes.of(bytes.clone())), qp, messaging);
+        return new AcceptOptions(new PrivateData(MessageKind.ACCEPT, Bytes.of(bytes.clone())), qp, messaging, ackTimeout);
     }
 
     public AcceptOptions qp(QpCapabilities caps) {
-        return new AcceptOptions(privateData, caps, messaging);
+        return new AcceptOptions(privateData, caps, messaging, ackTimeout);
     }
 
     /** The message channel to accept with (used only if the peer offered one). */
     public AcceptOptions messaging(MessagingOptions options) {
-        return new AcceptOptions(privateData, qp, Objects.requireNonNull(options, "messaging"));
+        return new AcceptOptions(privateData, qp, Objects.requireNonNull(options, "messaging"), ackTimeout);
     }
 
     /** No message channel, even if the peer offers one (its sends will then fail on its side). */
     public AcceptOptions raw() {
-        return new AcceptOptions(privateData, qp, null);
+        return new AcceptOptions(privateData, qp, null, ackTimeout);
+    }
+
+    /**
+     * The QP's local ACK timeout exponent in [0, 31] (RDMA_OPTION_ID_ACK_TIMEOUT, 4.096 &micro;s &times;
+     * 2<sup>exponent</sup>), set just before {@code rdma_accept}, which moves the QP to RTS with it.
+     */
+    public AcceptOptions ackTimeout(int exponent) {
+        return new AcceptOptions(privateData, qp, messaging, OptionalInt.of(ConnectOptions.checkAckTimeout(exponent)));
     }
 }

@@ -3,6 +3,7 @@ package org.rdmacm4j.cm.core;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.OptionalInt;
 import org.rdmacm4j.cm.statemachine.CmTuning;
 import org.rdmacm4j.cm.statemachine.Deadlines;
 import org.rdmacm4j.cm.statemachine.RetryPolicy;
@@ -24,6 +25,9 @@ public final class ConnectOptions {
     private final boolean awaitTimewaitExit;
     private final MessagingOptions messaging;
     private final KeepaliveOptions keepalive;
+    private final OptionalInt typeOfService;
+    private final OptionalInt ackTimeout;
+    private final StepBarrier stepBarrier;
 
     private ConnectOptions(Builder b) {
         this.privateData = b.privateData;
@@ -35,6 +39,9 @@ public final class ConnectOptions {
         this.awaitTimewaitExit = b.awaitTimewaitExit;
         this.messaging = b.messaging;
         this.keepalive = b.keepalive;
+        this.typeOfService = b.typeOfService;
+        this.ackTimeout = b.ackTimeout;
+        this.stepBarrier = b.stepBarrier;
     }
 
     public static ConnectOptions defaults() {
@@ -66,6 +73,14 @@ public final class ConnectOptions {
 
     /** Dead-peer detection once established, or null (off, the default). */
     public KeepaliveOptions keepalive() { return keepalive; }
+    /** The IP type of service set on the id before route resolution; empty: the kernel's default. */
+    public OptionalInt typeOfService() { return typeOfService; }
+
+    /** The QP's local ACK timeout exponent set before the connect request; empty: the kernel's choice. */
+    public OptionalInt ackTimeout() { return ackTimeout; }
+
+    /** The barrier this connect moves through its steps with, or null (the default: on its own). */
+    public StepBarrier stepBarrier() { return stepBarrier; }
 
     /** Builder; each setter validates its argument at once. */
     public static final class Builder {
@@ -78,6 +93,9 @@ public final class ConnectOptions {
         private boolean awaitTimewaitExit;
         private MessagingOptions messaging = MessagingOptions.defaults();
         private KeepaliveOptions keepalive;
+        private OptionalInt typeOfService = OptionalInt.empty();
+        private OptionalInt ackTimeout = OptionalInt.empty();
+        private StepBarrier stepBarrier;
 
         private Builder() { }
 
@@ -175,6 +193,40 @@ public final class ConnectOptions {
         }
 
         /**
+         * The IP type of service of the connection (RDMA_OPTION_ID_TOS, 0..255), as {@code ucmatose -t}.
+         * It is set on the id just before {@code rdma_resolve_route}, because the kernel copies it into
+         * the route's path record (on RoCE the traffic class of every packet); the request carries
+         * that path, so the passive side's QP gets the same traffic class without setting anything.
+         */
+        public Builder typeOfService(int tos) {
+            if (tos < 0 || tos > 255) {
+                throw new IllegalArgumentException("typeOfService must be in [0, 255], was " + tos);
+            }
+            this.typeOfService = OptionalInt.of(tos);
+            return this;
+        }
+
+        /**
+         * The QP's local ACK timeout (RDMA_OPTION_ID_ACK_TIMEOUT), as {@code ucmatose -a}: an exponent
+         * in [0, 31], the timeout being 4.096 &micro;s &times; 2<sup>exponent</sup> (0: no timeout). It is set
+         * just before {@code rdma_connect}: librdmacm moves the QP to RTS with it when the reply arrives.
+         * It is local only, not negotiated with the peer.
+         */
+        public Builder ackTimeout(int exponent) {
+            this.ackTimeout = OptionalInt.of(checkAckTimeout(exponent));
+            return this;
+        }
+
+        /**
+         * Moves this connect through its steps in lockstep with the other connects of {@code barrier}
+         * (see {@link StepBarrier}); each connect made with these options takes one of its places.
+         */
+        public Builder stepBarrier(StepBarrier barrier) {
+            this.stepBarrier = Objects.requireNonNull(barrier, "stepBarrier");
+            return this;
+        }
+
+        /**
          * No message channel: no receives are posted and no channel offer is added to the private
          * data, so all 56 bytes are the application's (as plain librdmacm programs expect).
          */
@@ -198,5 +250,12 @@ public final class ConnectOptions {
             }
             return new ConnectOptions(this);
         }
+    }
+
+    static int checkAckTimeout(int exponent) {
+        if (exponent < 0 || exponent > 31) {
+            throw new IllegalArgumentException("ackTimeout must be an exponent in [0, 31], was " + exponent);
+        }
+        return exponent;
     }
 }

@@ -80,6 +80,9 @@ public final class RdmaCm implements AutoCloseable {
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(handler, "handler");
         ensureOpen();
+        if (options.stepBarrier() != null) {
+            options.stepBarrier().claim(this);
+        }
         return dispatcher.connect(destination, options, handler);
     }
 

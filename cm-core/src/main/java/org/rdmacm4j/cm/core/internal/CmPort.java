@@ -56,6 +56,15 @@ public interface CmPort extends AutoCloseable {
 
     void resolveRoute(NativeId id, int timeoutMs);
 
+    /** {@code rdma_set_option(RDMA_OPTION_ID_TOS)}: before {@link #resolveRoute}, whose path record takes it. */
+    void setTypeOfService(NativeId id, int tos);
+
+    /**
+     * {@code rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT)}: before {@link #connect} or {@link #accept},
+     * after which librdmacm moves the QP to RTS with it.
+     */
+    void setAckTimeout(NativeId id, int exponent);
+
     /**
      * Creates the QP on the id, and its CQ and completion channel (and the device's shared PD) if
      * absent, and registers the CQ with a completion poller. On failure, rolls back what this call

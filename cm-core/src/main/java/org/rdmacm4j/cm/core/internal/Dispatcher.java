@@ -24,6 +24,7 @@ import org.rdmacm4j.cm.core.ConnectOptions;
 import org.rdmacm4j.cm.core.ConnectionClosedException;
 import org.rdmacm4j.cm.core.ConnectionFailedException;
 import org.rdmacm4j.cm.core.ConnectionHandler;
+import org.rdmacm4j.cm.core.ConnectTimeoutException;
 import org.rdmacm4j.cm.core.DeviceRemovedException;
 import org.rdmacm4j.cm.core.ListenOptions;
 import org.rdmacm4j.cm.core.RdmaCmException;
@@ -84,6 +85,8 @@ public final class Dispatcher implements CmPort.EventSink {
     private final Config config;
     private final Stats stats = new Stats();
     private final TimerQueue timers = new TimerQueue();
+    /** The gates of the step barriers in use (weak: a barrier nobody holds any more goes away). Dispatcher thread. */
+    private final Map<org.rdmacm4j.cm.core.StepBarrier, LockstepGate> gates = new java.util.WeakHashMap<>();
     private final ArrayDeque<Task> tasks = new ArrayDeque<>();   // guarded by itself
     private final Set<IdDriver> live = new LinkedHashSet<>();
     private final Map<Long, NativeId> offered = new HashMap<>();
@@ -122,13 +125,17 @@ public final class Dispatcher implements CmPort.EventSink {
         CmFuture<RdmaConnection> f = new CmFuture<>();
         long started = clock.getAsLong();
         submit(f, () -> {
+            LockstepGate gate = options.stepBarrier() == null ? null
+                    : gates.computeIfAbsent(options.stepBarrier(), b -> new LockstepGate(b.parties()));
             if (f.isDone()) {
+                absentFromLockstep(gate);
                 return;   // cancelled before it started: nothing to undo
             }
             NativeId nid;
             try {
                 nid = port.createId();
             } catch (PortCallException e) {
+                absentFromLockstep(gate);
                 f.completeExceptionally(new ConnectionFailedException("connect to " + destination + ": "
                         + e.getMessage(), List.of(), e));
                 stats.connectFailed("ConnectionFailedException");
@@ -136,11 +143,15 @@ public final class Dispatcher implements CmPort.EventSink {
             }
             ActiveConnectionMachine machine = new ActiveConnectionMachine(activePolicy(options));
             IdDriver d = newDriver(IdDriver.Kind.ACTIVE, machine, ActiveState.initial(), nid);
+            d.lockstep = gate;
+            d.lockstepDeadline = clock.getAsLong() + options.deadlines().connect().toNanos();
             d.source = options.source();
             d.destination = destination;
             d.qp = options.qp();
             d.messaging = options.messaging();
             d.keepalive = options.keepalive();
+            d.typeOfService = options.typeOfService();
+            d.ackTimeout = options.ackTimeout();
             d.connection = new ConnectionImpl(this, d, handler, started);
             d.connection.peer = destination;
             long req = ++requestSeq;
@@ -207,6 +218,7 @@ public final class Dispatcher implements CmPort.EventSink {
                 p.connection.local = r.localAddress();
                 p.qp = options.qp();
                 p.messaging = options.messaging();
+                p.ackTimeout = options.ackTimeout();
             }
             long req = ++requestSeq;
             p.owed.put(req, new IdDriver.Owed(cast(f), x -> p.connection));
@@ -604,6 +616,9 @@ public final class Dispatcher implements CmPort.EventSink {
     }
 
     private void fireTimers() {
+        if (!gates.isEmpty()) {
+            expireLockstepWaits();
+        }
         TimerQueue.Expiry e;
         while ((e = timers.pollDue(clock.getAsLong())) != null) {
             IdDriver d = e.driver();
@@ -713,6 +728,9 @@ public final class Dispatcher implements CmPort.EventSink {
 
     private void step(IdDriver d, Input first) {
         try {
+            if (d.lockstep != null && heldForLockstep(d, first)) {
+                return;
+            }
             Input in = first;
             while (in != null) {
                 Transition<? extends MachineState<?>> t = d.step(in, clock.getAsLong());
@@ -723,6 +741,71 @@ public final class Dispatcher implements CmPort.EventSink {
             }
         } catch (RuntimeException | LinkageError | AssertionError e) {
             crash(d, e);
+        }
+    }
+
+    // ------------------------------------------------------------------ step barriers (lockstep)
+
+    /**
+     * Whether {@code in} is held at {@code d}'s step barrier: it enters the next step and not every
+     * party is there yet. Anything else reaching a held party makes it leave the barrier: the input
+     * it held is stepped first (it happened first), then {@code in} by the caller.
+     */
+    private boolean heldForLockstep(IdDriver d, Input in) {
+        LockstepGate g = d.lockstep;
+        LockstepGate.Held mine = g.heldOf(d);
+        if (mine != null) {
+            g.leave(d);
+            releaseLockstep(g);
+            step(d, mine.input());
+            return false;
+        }
+        LockstepGate.Step s = LockstepGate.stepOf(in);
+        boolean held = s != null && s.ordinal() == d.lockstepNext && !g.arrive(d, s, in, d.lockstepDeadline);
+        if (!held) {
+            releaseLockstep(g);
+            if (d.lockstepNext >= LockstepGate.Step.values().length) {
+                d.lockstep = null;   // past the last step: on its own from here
+            }
+        }
+        return held;
+    }
+
+    /** Feeds the parties whose step opened (queued behind the current step if one is running). */
+    private void releaseLockstep(LockstepGate g) {
+        for (LockstepGate.Held h : g.released()) {
+            feed(h.driver(), h.input());
+        }
+    }
+
+    /** A connect of the barrier that will never step (cancelled or failed before its machine started). */
+    private void absentFromLockstep(LockstepGate g) {
+        if (g != null) {
+            g.absent();
+            releaseLockstep(g);
+        }
+    }
+
+    /**
+     * Parties held at the first step have no machine deadline yet: past their connect deadline they
+     * fail with ConnectTimeoutException (fewer connects than the barrier's parties were started).
+     */
+    private void expireLockstepWaits() {
+        long now = clock.getAsLong();
+        for (LockstepGate g : List.copyOf(gates.values())) {
+            for (LockstepGate.Held h : g.overdue(now)) {
+                IdDriver d = h.driver();
+                if (d.lockstep != g || g.heldOf(d) != h) {
+                    continue;   // released meanwhile by another party's leaving: no longer waiting
+                }
+                IdDriver.Owed o = d.owed.get(d.openRequest);
+                if (o != null) {
+                    o.future().completeExceptionally(new ConnectTimeoutException(d.name()
+                            + ": the other connects of its step barrier did not start within the connect timeout",
+                            d.historySnapshot()));
+                }
+                feed(d, new Input.Command.Cancel());   // leaves the barrier, starts and at once cancels: id destroyed
+            }
         }
     }
 
@@ -754,7 +837,12 @@ public final class Dispatcher implements CmPort.EventSink {
                 d.idDestroyed = false;
             }
             case Action.ResolveAddr r -> port.resolveAddr(d.nativeId, d.source, d.destination, r.timeoutMs());
-            case Action.ResolveRoute r -> port.resolveRoute(d.nativeId, r.timeoutMs());
+            // The id options go in with the call whose step reads them (the path record, the RTS
+            // transition); a failure of either is the step's failure. Each new id of a retry gets them again.
+            case Action.ResolveRoute r -> {
+                d.typeOfService.ifPresent(tos -> port.setTypeOfService(d.nativeId, tos));
+                port.resolveRoute(d.nativeId, r.timeoutMs());
+            }
             case Action.CreateQp c when d.kind == IdDriver.Kind.DATAGRAM -> {
                 DatagramPath p = port.createUdQp(d.nativeId, d.endpoint.options.receiveBuffers(),
                         d.endpoint.options.sendBuffers());
@@ -783,8 +871,10 @@ public final class Dispatcher implements CmPort.EventSink {
                     }
                 }
             }
-            case Action.Connect c -> port.connect(d.nativeId, c.privateData(),
-                    clamp(c.tuning(), port.deviceLimits(d.nativeId)));
+            case Action.Connect c -> {
+                d.ackTimeout.ifPresent(t -> port.setAckTimeout(d.nativeId, t));
+                port.connect(d.nativeId, c.privateData(), clamp(c.tuning(), port.deviceLimits(d.nativeId)));
+            }
             case Action.Accept a when d.kind == IdDriver.Kind.SIDR_ANSWER -> {
                 DatagramPath p = d.endpoint.path;
                 if (p == null) {
@@ -792,8 +882,10 @@ public final class Dispatcher implements CmPort.EventSink {
                 }
                 port.acceptSidr(d.nativeId, a.privateData(), p.qpNumber());
             }
-            case Action.Accept a -> port.accept(d.nativeId, a.privateData(),
-                    clamp(a.tuning(), port.deviceLimits(d.nativeId)));
+            case Action.Accept a -> {
+                d.ackTimeout.ifPresent(t -> port.setAckTimeout(d.nativeId, t));
+                port.accept(d.nativeId, a.privateData(), clamp(a.tuning(), port.deviceLimits(d.nativeId)));
+            }
             case Action.JoinMulticast j when d.kind == IdDriver.Kind.DATAGRAM -> port.joinMulticast(d.nativeId, j.group());
             case Action.JoinMulticast j -> throw new PortCallException("rdma_join_multicast", 95,
                     "multicast needs a UD id; this one is RC", null);
@@ -1173,6 +1265,11 @@ public final class Dispatcher implements CmPort.EventSink {
         }
         d.retired = true;
         timers.cancelAll(d);
+        if (d.lockstep != null) {   // the others no longer wait for it
+            LockstepGate g = d.lockstep;
+            g.leave(d);
+            releaseLockstep(g);
+        }
         live.remove(d);
         stats.liveIds = live.size();
         if (!d.owed.isEmpty()) {

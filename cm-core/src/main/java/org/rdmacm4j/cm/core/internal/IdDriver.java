@@ -64,6 +64,15 @@ final class IdDriver {
     org.rdmacm4j.cm.core.MessagingOptions messaging;
     /** The keepalive to start once established, or null (off). */
     org.rdmacm4j.cm.core.KeepaliveOptions keepalive;
+    /** RDMA_OPTION_ID_TOS to set before each rdma_resolve_route (active ids), or empty. */
+    java.util.OptionalInt typeOfService = java.util.OptionalInt.empty();
+    /** RDMA_OPTION_ID_ACK_TIMEOUT to set before each rdma_connect / rdma_accept, or empty. */
+    java.util.OptionalInt ackTimeout = java.util.OptionalInt.empty();
+    /** Active ids of a step barrier: its gate (null once this id left it) and the next step expected. */
+    LockstepGate lockstep;
+    int lockstepNext;
+    /** When a party held at the first step stops waiting (no machine deadline runs before its Connect). */
+    long lockstepDeadline;
 
     // The public objects.
     ConnectionImpl connection;

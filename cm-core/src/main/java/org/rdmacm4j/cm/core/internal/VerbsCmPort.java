@@ -450,6 +450,24 @@ public final class VerbsCmPort implements CmPort {
     }
 
     @Override
+    public void setTypeOfService(NativeId id, int tos) {
+        try {
+            v(id).cmId.setTypeOfService(tos);
+        } catch (RdmaException e) {
+            throw failed(e);
+        }
+    }
+
+    @Override
+    public void setAckTimeout(NativeId id, int exponent) {
+        try {
+            v(id).cmId.setAckTimeout(exponent);
+        } catch (RdmaException e) {
+            throw failed(e);
+        }
+    }
+
+    @Override
     public void createQp(NativeId nid, QpCapabilities asked, org.rdmacm4j.cm.core.MessagingOptions messaging) {
         VerbsId id = v(nid);
         if (id.qp != null) {

@@ -422,6 +422,16 @@ public final class FakeCmPort implements CmPort {
     }
 
     @Override
+    public void setTypeOfService(NativeId id, int tos) {
+        record("setTypeOfService", f(id), tos);
+    }
+
+    @Override
+    public void setAckTimeout(NativeId id, int exponent) {
+        record("setAckTimeout", f(id), exponent);
+    }
+
+    @Override
     public void createQp(NativeId id, QpCapabilities caps, org.rdmacm4j.cm.core.MessagingOptions messaging) {
         record("createQp", f(id), caps);
         FakeId x = f(id);
@@ -594,6 +604,7 @@ public final class FakeCmPort implements CmPort {
             case "createQp" -> "rdma_create_qp";
             case "connect" -> "rdma_connect";
             case "accept" -> "rdma_accept";
+            case "setTypeOfService", "setAckTimeout" -> "rdma_set_option";
             default -> call;
         };
     }
