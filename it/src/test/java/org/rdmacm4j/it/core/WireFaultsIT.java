@@ -1,6 +1,7 @@
 package org.rdmacm4j.it.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.rdmacm4j.it.core.CmFixtures.await;
 
 import java.util.ArrayList;
@@ -51,7 +52,7 @@ class WireFaultsIT {
     private final List<String> rows = new ArrayList<>();
 
     /** One accepted victim connection and what happened to it. */
-    private record Victim(RdmaConnection connection, CmFixtures.Recorder events) { }
+    private record Victim(RdmaConnection connection, CmFixtures.Recorder events, byte[] requestData) { }
 
     @BeforeAll
     void openCmAndHealthyConnection() throws Exception {
@@ -60,8 +61,9 @@ class WireFaultsIT {
                 r -> r.accept(healthyReceiver));
         victimListener = cm.listen(CmFixtures.server(0), ListenOptions.defaults(), r -> {
             CmFixtures.Recorder rec = new CmFixtures.Recorder("victim");
+            byte[] data = r.privateData();
             r.accept(rec, AcceptOptions.defaults().messaging(VICTIM))
-                    .thenAccept(c -> victims.add(new Victim(c, rec)));
+                    .thenAccept(c -> victims.add(new Victim(c, rec, data)));
         });
         healthy = await(cm.connect(CmFixtures.target(healthyListener), ConnectOptions.defaults(),
                 ConnectionHandler.none()));
@@ -126,6 +128,37 @@ class WireFaultsIT {
         // can grant at most 8 + 2 x 4 receives; 200 messages at once must overrun that.
         scenario("200 SEND_WITH_IMM at once, ignoring the 8 credits", 2, peer -> peer.sendMessages(200, 16, 0),
                 e -> assertThat(e.getMessage()).contains("protocol violation").contains("ignores the flow control"));
+    }
+
+    /**
+     * A connect request whose private data is not a valid offer (wrong magic, fields out of range,
+     * truncated) is, by design, a plain librdmacm peer's request: its bytes reach the application
+     * untouched and an accepted connection has no message channel (rdma-core tools' private data may
+     * start with any byte, so rejecting on a look-alike would break interoperability). The listener
+     * keeps serving, and send() on that connection fails clearly before any native call.
+     */
+    @Test
+    void aMalformedOfferMakesAPlainConnectionWithoutAChannel() throws Exception {
+        byte[][] malformed = {
+            RawVerbsPeer.offer(0xD2, 4096, 8),   // wrong magic
+            RawVerbsPeer.offer(0xD1, 0, 8),      // message size out of range
+            RawVerbsPeer.offer(0xD1, 4096, 1),   // fewer than 2 credits
+            {(byte) 0xD1, 0, 0},                 // truncated
+        };
+        for (byte[] data : malformed) {
+            checkHealthyTraffic();
+            try (RawVerbsPeer peer = new RawVerbsPeer(CmFixtures.target(victimListener), data)) {
+                assertThat(peer.outcome.type()).isEqualTo(CmEventType.ESTABLISHED);
+                Victim victim = victims.poll(CmFixtures.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                assertThat(victim).as("the request accepted").isNotNull();
+                assertThat(victim.requestData()).as("the bytes reach the application").startsWith(data);
+                assertThat(victim.connection().maxMessageSize()).isZero();
+                assertThatThrownBy(() -> victim.connection().send(new byte[1]))
+                        .isInstanceOf(IllegalStateException.class).hasMessageContaining("no message channel");
+                await(victim.connection().close());
+            }
+        }
+        checkHealthyTraffic();
     }
 
     @Test
