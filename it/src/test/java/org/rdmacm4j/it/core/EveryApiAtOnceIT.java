@@ -150,7 +150,8 @@ class EveryApiAtOnceIT {
                 pool.shutdownNow();
             }
             assertThat(ManagementFactory.getThreadMXBean().findDeadlockedThreads()).as("deadlocked threads").isNull();
-            System.out.println("FIGURE every API at once, " + THREADS + " threads, " + BUDGET.toSeconds() + " s: " + done);
+            System.out.println("FIGURE every API at once, " + THREADS + " threads, " + BUDGET.toSeconds() + " s: "
+                    + done);
             unexpected.forEach((k, e) -> e.printStackTrace(System.out));
             assertThat(unexpected).as("unexpected exceptions by operation and type").isEmpty();
             for (String op : List.of("connect, messages, write/read/atomics, close", "connect, abort",

@@ -29,7 +29,8 @@ import org.rdmacm4j.it.support.SoftRoceTest;
 /**
  * Load: many live, idle connections on one {@link RdmaCm} (both ends in this JVM, so one "pair" is
  * two connected ids, two QPs and both message channels), opened in concurrent batches and stepped
- * up to {@code -Drdmacm4j.it.liveConnections} (CI: 500 pairs, i.e. 1,000 connections on the RdmaCm; on demand: 1,000, 2,000, 5,000, 10,000 pairs via RDMACM4J_IT_JAVA_OPTS).
+ * up to {@code -Drdmacm4j.it.liveConnections} (CI: 500 pairs, i.e. 1,000 connections on the
+ * RdmaCm; on demand 1,000, 2,000, 5,000, 10,000 pairs through {@code RDMACM4J_IT_JAVA_OPTS}).
  * At every step: Java heap after GC (MemoryMXBean), native memory (RSS minus committed heap),
  * file descriptors and the kernel's RDMA objects, per pair. If a step cannot be reached, the exact
  * failure that stopped it is reported (an honest ceiling, not a test failure: the aim is to find

@@ -35,7 +35,8 @@ final class PeerConduct {
             return "the peer sent a message without immediate data (every message of the channel carries its grant)";
         }
         if ((imm & ~KNOWN_IMM_BITS) != 0) {
-            return "the peer sent immediate data 0x" + Integer.toHexString(imm) + " with bits the channel does not define";
+            return "the peer sent immediate data 0x" + Integer.toHexString(imm)
+                    + " with bits the channel does not define";
         }
         long after = credits + (imm & 0xFFFF);
         if (peerWindow > 0 && after > peerWindow) {
