@@ -6,6 +6,8 @@
 # Env: RDMACM4J_IT_SELECT  launcher selectors instead of scanning every *IT class, e.g.
 #                          "--select-package=org.rdmacm4j.it.verbs"
 #      RDMACM4J_IT_TIMEOUT whole-suite deadline in seconds (default 1500)
+#      RDMACM4J_IT_JAVA_OPTS extra JVM options for the guest JVM, e.g. the on-demand load step
+#                          "-Drdmacm4j.it.liveConnections=10000 -Xmx3g"
 #      RDMACM4J_IT_MODE=host, RDMACM4J_SERVER_ADDR/CLIENT_ADDR/DEVICE: see README.
 set -euo pipefail
 rigdir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -29,10 +31,15 @@ fi
 # *IT class, with explicit selectors too.
 selectors+=(--include-classname '.*IT')
 
+extra_java_opts=()
+if [[ -n "${RDMACM4J_IT_JAVA_OPTS:-}" ]]; then
+  read -r -a extra_java_opts <<< "${RDMACM4J_IT_JAVA_OPTS}"
+fi
 # C1 only and the serial collector: under TCG the JIT is ~8x slower than on the host, and
 # these tests are dominated by waits, not by compiled-code speed.
 java_cmd=(java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
   --enable-native-access=ALL-UNNAMED
+  "${extra_java_opts[@]}"
   "-Drdmacm4j.it.resting=${out}/rdma-resting.txt"
   "-Drdmacm4j.it.serverAddr=${RDMACM4J_SERVER_ADDR:-192.0.2.1}"
   "-Drdmacm4j.it.clientAddr=${RDMACM4J_CLIENT_ADDR:-192.0.2.3}"

@@ -277,7 +277,19 @@ final class DataPath implements CompletionPoller.Sink {
     }
 
     private void received(WorkCompletions wc, int i, int slot) {
-        int imm = (wc.flags(i) & WcFlags.WITH_IMM) != 0 ? wc.immData(i) : 0;
+        boolean withImm = (wc.flags(i) & WcFlags.WITH_IMM) != 0;
+        int imm = withImm ? wc.immData(i) : 0;
+        String violation;
+        synchronized (this) {
+            receivedFromPeer++;
+            ChannelOffer p = peer;
+            violation = PeerConduct.violation(withImm, imm, receivedFromPeer, grantedToPeer, credits,
+                    p == null ? 0 : p.credits());
+        }
+        if (violation != null) {
+            protocolViolated(violation);   // not delivered, the receive not re-posted: the connection goes
+            return;
+        }
         if ((imm & GRANT_ONLY) == 0) {
             ConnectionImpl c = owner;
             if (c != null && c.handler != null && !closing) {
@@ -290,7 +302,6 @@ final class DataPath implements CompletionPoller.Sink {
         }
         postReceive(slot);
         synchronized (this) {
-            receivedFromPeer++;
             credits += imm & GRANT_MASK;
             ungranted++;
             flushQueue();
@@ -340,6 +351,21 @@ final class DataPath implements CompletionPoller.Sink {
         }
         if (!flush && !closing) {
             reportOnce(c, status);
+        }
+    }
+
+    /** The peer broke the channel's protocol: the connection is torn down with a clear error, once. */
+    private void protocolViolated(String why) {
+        ConnectionImpl c = owner;
+        synchronized (this) {
+            if (errorReported || closing) {
+                return;
+            }
+            errorReported = true;
+        }
+        if (c != null) {
+            c.dataPathFailed(new DataPathException(c + ": protocol violation: " + why
+                    + "; the connection is being torn down", null, c.history()));
         }
     }
 
