@@ -12,6 +12,9 @@
 #   kill-a | kill-b          kill that guest's QEMU (the host dies: no FIN, no DREQ, nothing)
 #   link-down-a | link-up-a  QEMU monitor set_link on that guest's NIC (the cable is pulled or
 #   link-down-b | link-up-b  put back: that guest sees its carrier go, the other sees silence)
+# A role that is ready for its peer (e.g. listening) creates $RDMACM4J_OUT/ready; the host then
+# creates peer-ready in the other role's results dir, so neither side has to guess how long the
+# other's cold JVM takes to start under TCG.
 # When role a's job has ended, the host writes DIR/b/stop: role b should then finish.
 #
 # Exit status: 2 if a guest does not come up or the run passes its deadline (both guests are
@@ -64,7 +67,7 @@ declare -A cmd=([a]="${cmd_a}" [b]="${cmd_b}") tails=()
 
 start_guest() {
   local r="$1" sock="$2" o="${out}/$1"
-  rm -f "${o}/exit-status" "${o}/requests" "${o}/done" "${o}/stop"
+  rm -f "${o}/exit-status" "${o}/requests" "${o}/done" "${o}/stop" "${o}/ready" "${o}/peer-ready"
   : > "${o}/requests"; : > "${o}/done"; : > "${o}/console.log"
   printf '%s\n' "${cmd[${r}]}" > "${o}/job.sh"
   cat > "${o}/job.env" <<ENV
@@ -150,6 +153,18 @@ serve_requests() {
   done
 }
 
+# A role's "ready" becomes the other role's "peer-ready".
+relay_readiness() {
+  local r other
+  for r in a b; do
+    if [[ "${r}" == a ]]; then other=b; else other=a; fi
+    if [[ -e "${out}/${r}/ready" && ! -e "${out}/${other}/peer-ready" ]]; then
+      echo "two-hosts: role ${r} is ready after $((SECONDS - start)) s; telling role ${other}" >&2
+      touch "${out}/${other}/peer-ready"
+    fi
+  done
+}
+
 echo "two-hosts: booting two ${RIG_KVER} guests under QEMU/TCG (socket netdev on 127.0.0.1:${port}); results in ${out}" >&2
 start_guest a "listen=127.0.0.1:${port}"
 sleep 1
@@ -167,6 +182,7 @@ while alive a || alive b; do
   done
   (( elapsed < boot_timeout + timeout_s + 60 )) || fail_run "the run did not finish within $((boot_timeout + timeout_s + 60)) s"
   serve_requests
+  relay_readiness
   if (( ! told_b_to_stop )) && ! alive a; then
     touch "${out}/b/stop"
     told_b_to_stop=1

@@ -83,17 +83,25 @@ class PeerFaultsTwoHost {
     }
 
     /**
-     * Host b boots beside this one and its JVM starts cold under TCG: wait (bounded, 110 s) until
-     * it answers, retrying "no listener" and address errors (ARP before b's NIC is up).
+     * Host b boots beside this one and its JVM starts cold under TCG: wait (bounded) until it says
+     * it is listening, then until it answers, retrying "no listener" and address errors (ARP while
+     * b's NIC comes up). If it still does not answer, say what this host sees of the network.
      */
     @BeforeAll
     static void peerIsListening() throws Exception {
+        TwoHostFabric.awaitPeerReady(Duration.ofSeconds(240));
         RetryPolicy patient = new RetryPolicy(1000, Duration.ofMillis(200), Duration.ofSeconds(1), 2, true, true,
                 true, true, true);
         try (RdmaCm cm = RdmaCm.open()) {
-            RdmaConnection probe = cm.connect(TwoHostFabric.address(TwoHostFabric.B, TwoHostFabric.PEER_PORT),
-                    ConnectOptions.builder().retries(patient).timeout(Duration.ofSeconds(100)).build(),
-                    ConnectionHandler.none()).get(110, TimeUnit.SECONDS);
+            RdmaConnection probe;
+            try {
+                probe = cm.connect(TwoHostFabric.address(TwoHostFabric.B, TwoHostFabric.PEER_PORT),
+                        ConnectOptions.builder().retries(patient).timeout(Duration.ofSeconds(60)).build(),
+                        ConnectionHandler.none()).get(70, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new AssertionError("host b said it was listening but did not answer within 60 s: " + e
+                        + "\nwhat host a sees:\n" + TwoHostFabric.networkView(TwoHostFabric.B), e);
+            }
             probe.close().get(30, TimeUnit.SECONDS);
         }
     }

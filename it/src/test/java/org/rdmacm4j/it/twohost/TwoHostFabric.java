@@ -55,4 +55,43 @@ final class TwoHostFabric {
         }
         throw new AssertionError("the host side did not carry out '" + what + "' within 20 s");
     }
+
+    /** Tells the other role (through the host side) that this one is ready for it, e.g. listening. */
+    static void announceReady() throws IOException {
+        Files.writeString(out().resolve("ready"), "ready\n");
+    }
+
+    /**
+     * Waits (bounded) until the other role has announced it is ready. Two TCG guests share the
+     * machine's cores, so the other JVM's cold start can take minutes on a loaded machine; a fixed
+     * guess at that time is what made this fabric flaky.
+     */
+    static void awaitPeerReady(Duration atMost) throws InterruptedException {
+        Path ready = out().resolve("peer-ready");
+        long deadline = System.nanoTime() + atMost.toNanos();
+        while (!Files.exists(ready)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the other host did not announce it was ready within " + atMost.toSeconds()
+                        + " s");
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** What this host sees of the network towards {@code host}, for a failure message. */
+    static String networkView(String host) {
+        try {
+            Process p = new ProcessBuilder("sh", "-c", "ping -c 2 -W 2 " + host + " 2>&1; ip neigh 2>&1; "
+                    + "rdma link 2>&1").redirectErrorStream(true).start();
+            if (!p.waitFor(15, java.util.concurrent.TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+            }
+            return new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "(could not run ping/ip/rdma: " + e + ")";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "(interrupted)";
+        }
+    }
 }

@@ -42,6 +42,7 @@ public final class TwoHostPeer {
                     ListenOptions.defaults().withKeepalive(new KeepaliveOptions(Duration.ofMillis(200), 3)),
                     r -> r.accept(echo).thenRun(accepted::incrementAndGet));
             System.out.println("peer: listening on " + TwoHostFabric.B + ":" + TwoHostFabric.PEER_PORT);
+            TwoHostFabric.announceReady();
             long deadline = System.nanoTime() + Duration.ofSeconds(300).toNanos();
             while (!Files.exists(stop) && System.nanoTime() < deadline) {
                 Thread.sleep(200);
