@@ -5,7 +5,7 @@
 set -euo pipefail
 packages=(
   gcc libc6-dev
-  qemu-system-x86 busybox-static cpio kmod iproute2 xz-utils zstd
+  qemu-system-x86 busybox-static cpio kmod iproute2 iputils-ping xz-utils zstd
   rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest libibverbs-dev librdmacm-dev
 )
 missing=()
