@@ -1,14 +1,11 @@
 package org.rdmacm4j.examples;
 
-import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.rdmacm4j.cm.core.DatagramEndpoint;
 import org.rdmacm4j.cm.core.DatagramHandler;
@@ -33,66 +30,34 @@ public final class Mckey {
               -w  receiver's deadline in s (default 60)
               mckey's -M (unmapped address) and -p (port space) are not offered by rdmacm4j's API.""";
 
-    public static void main(String[] args) throws Exception {
-        String group = null, bind = null;
-        boolean sender = false;
-        JoinOptions join = JoinOptions.defaults();
-        int connections = 1, count = 10, size = 100, seconds = 60;
-        try {
-            for (int i = 0; i < args.length; i++) {
-                switch (args[i]) {
-                    case "-m" -> group = args[++i];
-                    case "-s" -> sender = true;
-                    case "-o" -> join = join.withSendOnly(true);
-                    case "-l" -> join = join.withNoLoopback(true);
-                    case "-b" -> bind = args[++i];
-                    case "-c" -> connections = Integer.parseInt(args[++i]);
-                    case "-C" -> count = Integer.parseInt(args[++i]);
-                    case "-S" -> size = Integer.parseInt(args[++i]);
-                    case "-w" -> seconds = Integer.parseInt(args[++i]);
-                    case "-h", "--help" -> {
-                        System.out.println(USAGE);
-                        return;
-                    }
-                    default -> throw new IllegalArgumentException("unknown or unsupported argument " + args[i]);
-                }
-            }
-            if (join.sendOnly() && !sender) {
-                throw new IllegalArgumentException("-o needs -s: a send-only member receives nothing");
-            }
-            if (group == null || connections < 1 || count < 0 || size < 0) {
-                throw new IllegalArgumentException(group == null ? "-m is required" : "-c must be at least 1");
-            }
-        } catch (IllegalArgumentException | ArrayIndexOutOfBoundsException e) {
-            System.err.println("mckey: bad arguments (" + e.getMessage() + ")\n" + USAGE);
-            System.exit(2);
-        }
-        int status = 0;
-        try (RdmaCm cm = RdmaCm.open()) {
-            run(cm, InetAddress.getByName(group), bind, sender, join, connections, count, size, seconds);
-        } catch (ExecutionException | TimeoutException | RuntimeException e) {
-            Throwable t = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-            String what = t instanceof TimeoutException ? "no progress within " + seconds + " s" : t.getMessage();
-            System.out.println("mckey: FAILED: " + (what == null ? t : what.lines().findFirst().orElse("")));
-            status = 1;
-        }
-        System.out.println("test complete");
-        System.out.println("return status " + status);
-        System.exit(status);
+    private final String groupName, bind;
+    private final boolean sender;
+    private final JoinOptions join;
+    private final int connections, count, size, seconds;
+
+    /** The command line's settings; a bad one exits 2 with the usage. */
+    private Mckey(Cli cli) {
+        groupName = cli.get("-m", null);
+        bind = cli.get("-b", null);
+        sender = cli.has("-s");
+        cli.require(groupName != null, "-m is required");
+        cli.require(sender || !cli.has("-o"), "-o needs -s: a send-only member receives nothing");
+        join = JoinOptions.defaults().withSendOnly(cli.has("-o")).withNoLoopback(cli.has("-l"));
+        connections = cli.integer("-c", 1, 1, 100_000);
+        count = cli.integer("-C", 10, 0, 1 << 20);
+        size = cli.integer("-S", 100, 0, 1 << 16);
+        seconds = cli.integer("-w", 60, 1, 86_400);
     }
 
-    static void run(RdmaCm cm, InetAddress group, String bind, boolean sender, JoinOptions join, int connections,
-                    int count, int size, int seconds) throws Exception {
+    public static void main(String[] args) throws Exception {
+        Mckey mckey = new Mckey(Cli.parse("mckey", USAGE, args, "-m -b -c -C -S -w", "-s -o -l"));
+        CmatoseRun.runAndExit("mckey", mckey.seconds, mckey::run);
+    }
+
+    private void run(RdmaCm cm) throws Exception {
         System.out.println("mckey: starting " + (sender ? "client" : "server"));
-        InetAddress local;
-        if (bind != null) {
-            local = InetAddress.getByName(bind);
-        } else {
-            try (DatagramSocket route = new DatagramSocket()) {   // the source address the routing table picks
-                route.connect(new InetSocketAddress(group, 9));
-                local = route.getLocalAddress();
-            }
-        }
+        InetAddress group = InetAddress.getByName(groupName);
+        InetAddress local = SourceAddress.of(bind, new InetSocketAddress(group, 9));
         List<DatagramEndpoint> endpoints = new ArrayList<>();
         List<Membership> members = new ArrayList<>();
         List<CountDownLatch> received = new ArrayList<>();

@@ -1,7 +1,6 @@
 package org.rdmacm4j.examples;
 
 import java.lang.foreign.MemorySegment;
-import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -10,9 +9,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.rdmacm4j.cm.core.DatagramEndpoint;
 import org.rdmacm4j.cm.core.DatagramHandler;
@@ -36,58 +33,31 @@ public final class Udaddy {
               -S  bytes per datagram (default 100; at most the port's MTU)    -w  deadline in s (default 60)
               udaddy's -t (type of service), -P/-p (port space) and -f are not offered by rdmacm4j's API.""";
     static final int PORT = 7174;
-    static int count = 10, size = 100, seconds = 60;
+    private final String server, bind;
+    private final int connections, count, size, seconds;
 
-    public static void main(String[] args) throws Exception {
-        String server = null, bind = null;
-        int connections = 1;
-        try {
-            for (int i = 0; i < args.length; i++) {
-                switch (args[i]) {
-                    case "-s" -> server = args[++i];
-                    case "-b" -> bind = args[++i];
-                    case "-c" -> connections = Integer.parseInt(args[++i]);
-                    case "-C" -> count = Integer.parseInt(args[++i]);
-                    case "-S" -> size = Integer.parseInt(args[++i]);
-                    case "-w" -> seconds = Integer.parseInt(args[++i]);
-                    case "-h", "--help" -> {
-                        System.out.println(USAGE);
-                        return;
-                    }
-                    default -> throw new IllegalArgumentException("unknown or unsupported argument " + args[i]);
-                }
-            }
-            if (connections < 1 || count < 1 || size < 0 || (server == null && bind == null)) {
-                throw new IllegalArgumentException(server == null && bind == null
-                        ? "the server needs -b (an endpoint binds a concrete address)" : "-c and -C must be at least 1");
-            }
-        } catch (IllegalArgumentException | ArrayIndexOutOfBoundsException e) {
-            System.err.println("udaddy: bad arguments (" + e.getMessage() + ")\n" + USAGE);
-            System.exit(2);
-        }
-        int status = 0;
-        try (RdmaCm cm = RdmaCm.open()) {
-            if (server != null) {
-                client(cm, server, bind, connections);
-            } else {
-                server(cm, bind, connections);
-            }
-        } catch (ExecutionException | TimeoutException | RuntimeException e) {
-            Throwable t = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-            String what = t instanceof TimeoutException ? "no progress within " + seconds + " s" : t.getMessage();
-            System.out.println("udaddy: FAILED: " + (what == null ? t : what.lines().findFirst().orElse("")));
-            status = 1;
-        }
-        System.out.println("test complete");
-        System.out.println("return status " + status);
-        System.exit(status);
+    /** The command line's settings; a bad one exits 2 with the usage. */
+    private Udaddy(Cli cli) {
+        server = cli.get("-s", null);
+        bind = cli.get("-b", null);
+        cli.require(server != null || bind != null, "the server needs -b (an endpoint binds a concrete address)");
+        connections = cli.integer("-c", 1, 1, 100_000);
+        count = cli.integer("-C", 10, 1, 1 << 20);
+        size = cli.integer("-S", 100, 0, 1 << 16);
+        seconds = cli.integer("-w", 60, 1, 86_400);
     }
 
-    static void server(RdmaCm cm, String bind, int clients) throws Exception {
+    public static void main(String[] args) throws Exception {
+        Udaddy udaddy = new Udaddy(Cli.parse("udaddy", USAGE, args, "-s -b -c -C -S -w", ""));
+        // -s names the server to be a client of; without it, this is the server
+        CmatoseRun.runAndExit("udaddy", udaddy.seconds, udaddy.server != null ? udaddy::client : udaddy::server);
+    }
+
+    private void server(RdmaCm cm) throws Exception {
         System.out.println("udaddy: starting server");
         Map<Integer, AtomicInteger> perClient = new ConcurrentHashMap<>();
         List<CompletableFuture<Void>> replies = new ArrayList<>();
-        CountDownLatch answered = new CountDownLatch(clients);
+        CountDownLatch answered = new CountDownLatch(connections);   // -c: the clients to answer
         AtomicInteger wrongSize = new AtomicInteger();
         DatagramHandler handler = (endpoint, from, data) -> {
             if (data.byteSize() != size) {
@@ -123,18 +93,10 @@ public final class Udaddy {
         ep.close().get(seconds, TimeUnit.SECONDS);
     }
 
-    static void client(RdmaCm cm, String server, String bind, int connections) throws Exception {
+    private void client(RdmaCm cm) throws Exception {
         System.out.println("udaddy: starting client");
         InetSocketAddress target = new InetSocketAddress(InetAddress.getByName(server), PORT);
-        InetAddress local;
-        if (bind != null) {
-            local = InetAddress.getByName(bind);
-        } else {
-            try (DatagramSocket route = new DatagramSocket()) {   // the source address the routing table picks
-                route.connect(target);
-                local = route.getLocalAddress();
-            }
-        }
+        InetAddress local = SourceAddress.of(bind, target);
         List<DatagramEndpoint> endpoints = new ArrayList<>();
         List<DatagramPeer> peers = new ArrayList<>();
         CountDownLatch received = new CountDownLatch(connections * count);
