@@ -1,21 +1,27 @@
 package org.rdmacm4j.examples;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.*;
-import org.rdmacm4j.cm.core.*;
-import org.rdmacm4j.verbs.ibv.*;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.rdmacm4j.cm.core.AcceptOptions;
+import org.rdmacm4j.cm.core.ConnectOptions;
+import org.rdmacm4j.cm.core.ConnectionHandler;
+import org.rdmacm4j.cm.core.ListenOptions;
+import org.rdmacm4j.cm.core.RdmaCm;
+import org.rdmacm4j.cm.core.RdmaConnection;
+import org.rdmacm4j.cm.core.RdmaListener;
 
 /**
  * The twin of rdma-core's ucmatose, on the same wire: N raw RC connections (no private data),
  * then the server sends C messages of S bytes on each with plain SEND, the client receives them
  * all and sends C back, and the server disconnects. Receives and sends are posted through
  * {@link RdmaConnection#raw()}; their completions come to {@link ConnectionHandler#onCompletion}.
- * Runs against ucmatose in either role.
+ * Runs against ucmatose in either role. One {@link UcmatoseNode} a connection.
  */
 public final class Ucmatose {
     private static final String USAGE = """
@@ -28,113 +34,47 @@ public final class Ucmatose {
               -a  QP ACK timeout exponent, 0-31 (4.096 us x 2^a; either side)
               -w  deadline of each step in seconds (default 60)
               With -t or -a, each QP's traffic class and ACK timeout are printed as ibv_query_qp reports them.""";
-    private static final long SEND = 1, RECV = 2;   // work request ids (below 1L << 56)
-    static int count, size, seconds, tos, ackTimeout;   // from the command line
+    private final String server, bind;
+    private final int connections, port, count, size, seconds, tos, ackTimeout;
+    private final List<UcmatoseNode> nodes = new ArrayList<>();   // guarded by itself (the server's listener adds)
 
-    /** One connection's buffers and completion counters (ucmatose's cmatest_node). */
-    static final class Node implements ConnectionHandler {
-        final CountDownLatch sent = new CountDownLatch(count), received = new CountDownLatch(count);
-        final CompletableFuture<Void> failed = new CompletableFuture<>();
-        final Arena arena = Arena.ofShared();
-        RdmaConnection connection;
-        MemoryRegion mr;   // one buffer for sends and receives, as ucmatose's node->mem
-        volatile boolean closing;
-
-        void attach(RdmaConnection c) {
-            connection = c;
-            RawQueuePair raw = c.raw();
-            mr = raw.protectionDomain().register(arena.allocate(size, 64), Access.LOCAL_WRITE);
-            if (tos >= 0 || ackTimeout >= 0) {   // what the QP really got
-                QpAttributes a = raw.queuePair().query(QpAttrMask.AV | QpAttrMask.TIMEOUT);
-                System.out.printf("ucmatose: qp %d: traffic class %d, ack timeout %d%n", raw.queuePair().qpNum(),
-                        a.ahAttr().trafficClass(), a.timeout());
-            }
-            try (RecvRequests wr = RecvRequests.allocate(1, 1)) {
-                for (int i = 0; i < count; i++) {
-                    raw.queuePair().postRecv(wr.set(0, RECV).sge(0, 0, mr, 0, size), 1);
-                }
-            }
-        }
-
-        void postSends() {
-            try (SendRequests wr = SendRequests.allocate(1, 1)) {
-                for (int i = 0; i < count; i++) {
-                    connection.raw().queuePair().postSend(
-                            wr.set(0, SEND, WrOpcode.SEND, SendFlags.SIGNALED).sge(0, 0, mr, 0, size), 1);
-                }
-            }
-        }
-
-        @Override public void onCompletion(RdmaConnection c, WorkCompletions wc, int i) {
-            if (wc.status(i) != WcStatus.SUCCESS) {
-                if (!closing) {
-                    failed.complete(null);
-                    System.out.println("ucmatose: work completion " + wc.status(i) + " on " + c.peerAddress());
-                }
-            } else if (wc.opcode(i) == WcOpcode.SEND) {
-                sent.countDown();
-            } else if (wc.byteLength(i) != size) {
-                System.out.println("ucmatose: received " + wc.byteLength(i) + " bytes, expected " + size);
-                failed.complete(null);
-            } else {
-                received.countDown();
-            }
-        }
-
-        @Override public void onDisconnected(RdmaConnection c) { deregister(); }
-        @Override public void onError(RdmaConnection c, RdmaCmException e) { deregister(); }
-
-        /** Our region goes before the connection closes: its teardown may free the protection domain. */
-        synchronized void deregister() {
-            closing = true;   // flushed work requests are no failure from here on
-            if (mr != null) {
-                mr.close();
-                mr = null;
-            }
-        }
-    }
-
-    public static void main(String[] args) throws Exception {
-        Cli cli = Cli.parse("ucmatose", USAGE, args, "-s -b -c -C -S -p -w -t -a", "");
-        String server = cli.get("-s", null), bind = cli.get("-b", null);
-        int connections = cli.integer("-c", 1, 1, 100_000), port = cli.integer("-p", 7471, 1, 65535);
+    /** The command line's settings; a bad one exits 2 with the usage. */
+    private Ucmatose(Cli cli) {
+        server = cli.get("-s", null);
+        bind = cli.get("-b", null);
+        connections = cli.integer("-c", 1, 1, 100_000);
+        port = cli.integer("-p", 7471, 1, 65535);
         count = cli.integer("-C", 10, 1, 1 << 20);
         size = cli.integer("-S", 100, 1, 1 << 30);
         seconds = cli.integer("-w", 60, 1, 86_400);
         tos = cli.integer("-t", -1, 0, 255);   // ucmatose reads it with strtoul(.., 0): 0x20 works too
         ackTimeout = cli.integer("-a", -1, 0, 31);
-        List<Node> nodes = new ArrayList<>();
-        int status = 0;
-        try (RdmaCm cm = RdmaCm.open()) {
-            try {
-                if (server != null) {
-                    client(cm, nodes, server, bind, port, connections);
-                } else {
-                    server(cm, nodes, bind, port, connections);
-                }
-            } finally {   // our memory regions go before the RdmaCm frees the device's protection domain
-                for (Node n : nodes) {
-                    n.deregister();
-                    if (n.connection != null) {
-                        n.connection.abort().get(seconds, TimeUnit.SECONDS);
-                    }
-                    n.arena.close();   // the QP is gone: nothing can be received into it any more
-                }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Ucmatose ucmatose = new Ucmatose(Cli.parse("ucmatose", USAGE, args, "-s -b -c -C -S -p -w -t -a", ""));
+        CmatoseRun.runAndExit("ucmatose", ucmatose.seconds, ucmatose::run);
+    }
+
+    private void run(RdmaCm cm) throws Exception {
+        try {
+            if (server != null) {
+                client(cm);
+            } else {
+                server(cm);
             }
-        } catch (ExecutionException | TimeoutException | RuntimeException e) {
-            System.out.println("ucmatose: FAILED: " + Cli.describe(e, seconds));
-            status = 1;
+        } finally {   // our memory regions go before the RdmaCm frees the device's protection domain
+            for (UcmatoseNode n : nodes) {
+                n.free(seconds);
+            }
         }
-        System.out.println("test complete");
-        System.out.println("return status " + status);
-        System.exit(status);
     }
 
-    static QpCapabilities caps() {
-        return new QpCapabilities(count, count, 1, 1, 0, 2 * count);
+    private UcmatoseNode newNode() {
+        return new UcmatoseNode(count, size, tos >= 0 || ackTimeout >= 0);
     }
 
-    static void server(RdmaCm cm, List<Node> nodes, String bind, int port, int connections) throws Exception {
+    private void server(RdmaCm cm) throws Exception {
         System.out.println("ucmatose: starting server");
         List<CompletableFuture<RdmaConnection>> accepted = new ArrayList<>();
         CountDownLatch all = new CountDownLatch(connections);
@@ -146,9 +86,9 @@ public final class Ucmatose {
                     request.reject(new byte[0]);
                     return;
                 }
-                Node node = new Node();
+                UcmatoseNode node = newNode();
                 nodes.add(node);
-                AcceptOptions o = AcceptOptions.defaults().raw().qp(caps());
+                AcceptOptions o = AcceptOptions.defaults().raw().qp(UcmatoseNode.capabilities(count));
                 accepted.add(request.accept(node, ackTimeout < 0 ? o : o.ackTimeout(ackTimeout)));
                 all.countDown();
             }
@@ -161,26 +101,25 @@ public final class Ucmatose {
         }
         l.close().get(seconds, TimeUnit.SECONDS);
         System.out.println("initiating data transfers");
-        nodes.forEach(Node::postSends);
+        nodes.forEach(UcmatoseNode::postSends);
         System.out.println("completing sends");
-        awaitAll(nodes, n -> n.sent, "send completions");
+        awaitAll(n -> n.sent, "send completions");
         System.out.println("receiving data transfers");
-        awaitAll(nodes, n -> n.received, "messages");
+        awaitAll(n -> n.received, "messages");
         System.out.printf("data transfers complete (%d x %d messages of %d bytes each way in %.1f ms)%n",
                 connections, count, size, (System.nanoTime() - t0) / 1e6);
         System.out.println("ucmatose: disconnecting");
-        for (Node n : nodes) {
+        for (UcmatoseNode n : nodes) {
             n.deregister();
-            n.connection.close().get(seconds, TimeUnit.SECONDS);
+            n.connection().close().get(seconds, TimeUnit.SECONDS);
         }
         System.out.println("disconnected");
     }
 
-    static void client(RdmaCm cm, List<Node> nodes, String server, String bind, int port, int connections)
-            throws Exception {
+    private void client(RdmaCm cm) throws Exception {
         System.out.println("ucmatose: starting client");
         InetSocketAddress target = new InetSocketAddress(InetAddress.getByName(server), port);
-        ConnectOptions.Builder options = ConnectOptions.builder().raw().qp(caps());
+        ConnectOptions.Builder options = ConnectOptions.builder().raw().qp(UcmatoseNode.capabilities(count));
         if (bind != null) options.source(new InetSocketAddress(InetAddress.getByName(bind), 0));
         if (tos >= 0) options.typeOfService(tos);
         if (ackTimeout >= 0) options.ackTimeout(ackTimeout);
@@ -188,7 +127,7 @@ public final class Ucmatose {
         long t0 = System.nanoTime();
         List<CompletableFuture<RdmaConnection>> connects = new ArrayList<>();
         for (int i = 0; i < connections; i++) {
-            Node node = new Node();
+            UcmatoseNode node = newNode();
             nodes.add(node);
             connects.add(cm.connect(target, options.build(), node));
         }
@@ -198,30 +137,21 @@ public final class Ucmatose {
         System.out.printf("ucmatose: %d connection(s) established in %.1f ms%n", connections,
                 (System.nanoTime() - t0) / 1e6);
         System.out.println("receiving data transfers");
-        awaitAll(nodes, n -> n.received, "messages");
+        awaitAll(n -> n.received, "messages");
         System.out.println("sending replies");
-        nodes.forEach(Node::postSends);
-        awaitAll(nodes, n -> n.sent, "send completions");
+        nodes.forEach(UcmatoseNode::postSends);
+        awaitAll(n -> n.sent, "send completions");
         System.out.println("data transfers complete");
-        nodes.forEach(Node::deregister);   // every receive and send has completed
-        for (Node n : nodes) {   // the server disconnects once it has our replies
-            n.connection.closeFuture().get(seconds, TimeUnit.SECONDS);
+        nodes.forEach(UcmatoseNode::deregister);   // every receive and send has completed
+        for (UcmatoseNode n : nodes) {   // the server disconnects once it has our replies
+            n.connection().closeFuture().get(seconds, TimeUnit.SECONDS);
         }
     }
 
     /** Waits for every node's latch, each within -w seconds, failing early if its connection failed or closed. */
-    static void awaitAll(List<Node> nodes, java.util.function.Function<Node, CountDownLatch> which, String what)
-            throws InterruptedException {
-        for (Node n : nodes) {
-            CountDownLatch latch = which.apply(n);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-            while (!latch.await(50, TimeUnit.MILLISECONDS)) {
-                if (n.failed.isDone() || n.connection.isClosed() || System.nanoTime() > deadline) {
-                    throw new IllegalStateException("waiting for " + what + " from " + n.connection.peerAddress()
-                            + ": " + latch.getCount() + " of " + count + " missing"
-                            + (n.connection.isClosed() ? " (connection closed)" : ""));
-                }
-            }
+    private void awaitAll(Function<UcmatoseNode, CountDownLatch> which, String what) throws InterruptedException {
+        for (UcmatoseNode n : nodes) {
+            n.await(which.apply(n), what, seconds);
         }
     }
 }
