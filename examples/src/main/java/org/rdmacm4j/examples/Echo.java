@@ -68,11 +68,6 @@ public final class Echo {
         System.out.println("echo: done, every native object freed");
     }
 
-    /** An expected failure: a message, no stack trace. */
-    static final class Failure extends Exception {
-        Failure(String message) { super(message, null, false, false); }
-    }
-
     static void serve(RdmaCm cm, InetSocketAddress address, int conns) throws Exception {
         CountDownLatch done = new CountDownLatch(conns == 0 ? Integer.MAX_VALUE : conns);
         RdmaListener l = listen(cm, address, done);

@@ -15,10 +15,25 @@ import java.nio.charset.StandardCharsets;
  * {@code rdma-ping-N: } then letters cycling from {@code 'A' + N} through {@code 'z'}, NUL-terminated.
  */
 final class RpingWire {
-    static final ValueLayout.OfLong BE64 = JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    static final ValueLayout.OfInt BE32 = JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong BE64 = JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfInt BE32 = JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private RpingWire() { }
+
+    /** {@code struct rping_rdma_info}: a buffer the peer may RDMA READ or WRITE. */
+    record RdmaInfo(long address, int rkey, int size) {
+        static final int BYTES = 16;
+
+        static RdmaInfo read(MemorySegment s) {
+            return new RdmaInfo(s.get(BE64, 0), s.get(BE32, 8), s.get(BE32, 12));
+        }
+
+        void write(MemorySegment s) {
+            s.set(BE64, 0, address);
+            s.set(BE32, 8, rkey);
+            s.set(BE32, 12, size);
+        }
+    }
 
     static byte[] pattern(int ping, int size) {
         byte[] head = ("rdma-ping-" + ping + ": ").getBytes(StandardCharsets.US_ASCII);
