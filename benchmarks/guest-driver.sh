@@ -151,31 +151,29 @@ single_process() {   # single_process FILE SECONDS CMD...: one program, both end
   return "${rc}"
 }
 
-latency_pair() {   # latency_pair REP IMPL
-  local rep=$1 impl=$2 f k=${BENCH_LATENCY_K:-100}
+# cm_bench FILE IMPL MODE ARG: the event-loop benchmark MODE (latency, storm) with its one
+# argument, both ends in one process: the C event loop for IMPL C, CmBench for rdmacm4j.
+cm_bench() {
+  local f=$1 impl=$2 mode=$3 arg=$4
   port=$((port + 1))
-  f="${OUT}/raw/latency-${impl}-r${rep}.txt"
   if [[ ${impl} == C ]]; then
-    command_once "latency/C" "cm_event_loop latency ${server} ${client} PORT ${k}"
-    single_process "${f}" 300 "${CM_LOOP}" latency "${server}" "${client}" "${port}" "${k}" || return
+    command_once "${mode}/C" "cm_event_loop ${mode} ${server} ${client} PORT ${arg}"
+    single_process "${f}" 300 "${CM_LOOP}" "${mode}" "${server}" "${client}" "${port}" "${arg}"
   else
-    command_once "latency/rdmacm4j" "java ... org.rdmacm4j.benchmarks.CmBench latency ${server} ${client} PORT ${k}"
-    single_process "${f}" 300 "${java_cmd[@]}" org.rdmacm4j.benchmarks.CmBench latency "${server}" "${client}" "${port}" "${k}" || return
+    command_once "${mode}/rdmacm4j" "java ... org.rdmacm4j.benchmarks.CmBench ${mode} ${server} ${client} PORT ${arg}"
+    single_process "${f}" 300 "${java_cmd[@]}" org.rdmacm4j.benchmarks.CmBench "${mode}" "${server}" "${client}" "${port}" "${arg}"
   fi
+}
+
+latency_pair() {   # latency_pair REP IMPL
+  local rep=$1 impl=$2 f="${OUT}/raw/latency-$2-r$1.txt"
+  cm_bench "${f}" "${impl}" latency "${BENCH_LATENCY_K:-100}" || return
   latency_rows "${f}" "${impl}" "${rep}"
 }
 
 storm_pair() {   # storm_pair REP IMPL
-  local rep=$1 impl=$2 f n=${BENCH_STORM_N:-200}
-  port=$((port + 1))
-  f="${OUT}/raw/storm-${impl}-r${rep}.txt"
-  if [[ ${impl} == C ]]; then
-    command_once "storm/C" "cm_event_loop storm ${server} ${client} PORT ${n}"
-    single_process "${f}" 300 "${CM_LOOP}" storm "${server}" "${client}" "${port}" "${n}" || return
-  else
-    command_once "storm/rdmacm4j" "java ... org.rdmacm4j.benchmarks.CmBench storm ${server} ${client} PORT ${n}"
-    single_process "${f}" 300 "${java_cmd[@]}" org.rdmacm4j.benchmarks.CmBench storm "${server}" "${client}" "${port}" "${n}" || return
-  fi
+  local rep=$1 impl=$2 f="${OUT}/raw/storm-$2-r$1.txt"
+  cm_bench "${f}" "${impl}" storm "${BENCH_STORM_N:-200}" || return
   awk '/^events / {print $2, $6}' "${f}" | while read -r ev rate; do
     record "storm_events" "${impl}" "${rep}" "${ev}"
     record "events_per_s" "${impl}" "${rep}" "${rate}"
