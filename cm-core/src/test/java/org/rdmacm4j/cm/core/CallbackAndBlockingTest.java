@@ -1,42 +1,24 @@
 package org.rdmacm4j.cm.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.rdmacm4j.cm.core.internal.Recorder.bytes;
 import static org.rdmacm4j.cm.core.internal.Recorder.eventually;
 import static org.rdmacm4j.cm.core.internal.Recorder.framedPadded;
 
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.rdmacm4j.cm.core.internal.FakeCmPort;
 import org.rdmacm4j.cm.core.internal.FakeCmPort.FakeId;
 import org.rdmacm4j.cm.core.internal.Recorder;
 import org.rdmacm4j.cm.statemachine.EventParams;
 import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
 
 /** Throwing callbacks never stop the dispatcher; blocking on a future from the dispatcher is refused. */
-class CallbackAndBlockingTest {
-    static final InetSocketAddress SERVER = new InetSocketAddress(InetAddress.getLoopbackAddress(), 7471);
-    static final InetSocketAddress ANY = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
-
-    final FakeCmPort port = new FakeCmPort();
-    final RdmaCm cm = RdmaCm.builder().port(port).closeTimeout(Duration.ofSeconds(5)).build();
-
-    @AfterEach
-    void tearDown() {
-        cm.close();
-        assertThat(port.isClosed()).isTrue();
-        assertThat(port.violations()).isEmpty();
-    }
-
+class CallbackAndBlockingTest extends OverFakePort {
     static final class Throwing extends Recorder {
         @Override
         public void onEstablished(RdmaConnection c) {

@@ -7,33 +7,18 @@ import static org.rdmacm4j.cm.core.internal.Recorder.eventually;
 import static org.rdmacm4j.cm.core.internal.Recorder.framedPadded;
 import static org.rdmacm4j.cm.core.internal.Recorder.pause;
 
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.rdmacm4j.cm.core.internal.FakeCmPort;
 import org.rdmacm4j.cm.core.internal.FakeCmPort.FakeId;
 import org.rdmacm4j.cm.core.internal.Recorder;
 import org.rdmacm4j.cm.statemachine.CmEventType;
 import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
 
 /** The active connect and close through RdmaCm over the fake port (real clock, short waits). */
-class ConnectCloseTest {
-    static final InetSocketAddress SERVER = new InetSocketAddress(InetAddress.getLoopbackAddress(), 7471);
-
-    final FakeCmPort port = new FakeCmPort();
-    final RdmaCm cm = RdmaCm.builder().port(port).closeTimeout(Duration.ofSeconds(5)).build();
-
-    @AfterEach
-    void tearDown() {
-        cm.close();
-        assertThat(port.violations()).isEmpty();
-    }
-
+class ConnectCloseTest extends OverFakePort {
     @Test
     void connectHappyPathCallsInOrderAndPeerDataIsExact() throws Exception {
         byte[] mine = bytes(54, 1);

@@ -4,33 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.rdmacm4j.cm.core.internal.Recorder.eventually;
 
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.rdmacm4j.cm.core.internal.FakeCmPort;
 import org.rdmacm4j.cm.core.internal.FakeCmPort.FakeId;
 import org.rdmacm4j.cm.core.internal.Recorder;
 import org.rdmacm4j.cm.statemachine.EventParams;
 import org.rdmacm4j.cm.statemachine.Bytes;
 
 /** Type of service and ACK timeout reach the port on the right id, just before the step that reads them. */
-class IdOptionsTest {
-    static final InetSocketAddress SERVER = new InetSocketAddress(InetAddress.getLoopbackAddress(), 7471);
-
-    final FakeCmPort port = new FakeCmPort();
-    final RdmaCm cm = RdmaCm.builder().port(port).closeTimeout(Duration.ofSeconds(5)).build();
-
-    @AfterEach
-    void tearDown() {
-        cm.close();
-        assertThat(port.violations()).isEmpty();
-    }
-
+class IdOptionsTest extends OverFakePort {
     @Test
     void activeSetsTosBeforeRouteResolutionAndAckTimeoutBeforeConnect() throws Exception {
         ConnectOptions o = ConnectOptions.builder().raw().typeOfService(96).ackTimeout(19).build();
@@ -59,7 +43,7 @@ class IdOptionsTest {
     @Test
     void passiveSetsAckTimeoutBeforeAccept() throws Exception {
         List<RdmaConnection> accepted = new CopyOnWriteArrayList<>();
-        RdmaListener l = cm.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), ListenOptions.defaults(),
+        RdmaListener l = cm.listen(ANY, ListenOptions.defaults(),
                 r -> r.accept(ConnectionHandler.none(), AcceptOptions.defaults().raw().ackTimeout(14))
                         .thenAccept(accepted::add));
         FakeId lid = port.ids().getFirst();

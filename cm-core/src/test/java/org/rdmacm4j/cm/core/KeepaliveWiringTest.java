@@ -6,13 +6,10 @@ import static org.rdmacm4j.cm.core.internal.Recorder.bytes;
 import static org.rdmacm4j.cm.core.internal.Recorder.eventually;
 import static org.rdmacm4j.cm.core.internal.Recorder.framedPadded;
 
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rdmacm4j.cm.core.internal.FakeCmPort;
 import org.rdmacm4j.cm.core.internal.FakeCmPort.FakeId;
@@ -26,20 +23,7 @@ import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
  * {@link PeerUnresponsiveException} and tears it down. The probing itself is in
  * {@code internal.KeepaliveTest} (host) and {@code KeepaliveIT} (guest).
  */
-class KeepaliveWiringTest {
-    static final InetSocketAddress SERVER = new InetSocketAddress(InetAddress.getLoopbackAddress(), 7471);
-    static final InetSocketAddress ANY = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
-
-    final FakeCmPort port = new FakeCmPort();
-    final RdmaCm cm = RdmaCm.builder().port(port).closeTimeout(Duration.ofSeconds(5)).build();
-
-    @AfterEach
-    void tearDown() {
-        cm.close();
-        assertThat(port.isClosed()).isTrue();
-        assertThat(port.violations()).isEmpty();
-    }
-
+class KeepaliveWiringTest extends OverFakePort {
     @Test
     void badOptionsFailInTheCallersThread() {
         assertThatThrownBy(() -> new KeepaliveOptions(Duration.ofMillis(9), 3))
