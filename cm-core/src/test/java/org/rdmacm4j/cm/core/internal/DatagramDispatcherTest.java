@@ -10,12 +10,8 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rdmacm4j.cm.core.DatagramEndpoint;
 import org.rdmacm4j.cm.core.DatagramHandler;
@@ -29,7 +25,6 @@ import org.rdmacm4j.cm.core.RejoinPolicy;
 import org.rdmacm4j.cm.core.internal.FakeCmPort.FakeId;
 import org.rdmacm4j.cm.statemachine.CmEventType;
 import org.rdmacm4j.cm.statemachine.EventParams;
-import org.rdmacm4j.cm.statemachine.Transport;
 
 /**
  * The dispatcher's UD paths with a fake port and a fake clock: send-only joins reach the port as
@@ -37,29 +32,12 @@ import org.rdmacm4j.cm.statemachine.Transport;
  * after its backoff (or not), leave() during a backoff cancels the re-join, and ADDR_CHANGE reaches
  * the endpoint's handler.
  */
-class DatagramDispatcherTest {
+class DatagramDispatcherTest extends DispatcherOnFakeClock {
     static final InetSocketAddress LOCAL = new InetSocketAddress(InetAddress.getLoopbackAddress(), 7174);
     static final String GROUP = "239.1.2.3";
     static final int ENETRESET = 102;
 
-    final AtomicLong now = new AtomicLong(1_000_000_000L);
-    final FakeCmPort port = new FakeCmPort();
-    final ExecutorService callbacks = Executors.newCachedThreadPool();
-    final Dispatcher dispatcher = new Dispatcher(port, callbacks, now::get,
-            new Dispatcher.Config(32, Transport.ROCE, Duration.ofSeconds(5)));
     final Events events = new Events();
-
-    DatagramDispatcherTest() {
-        dispatcher.start();
-    }
-
-    @AfterEach
-    void tearDown() {
-        dispatcher.shutdown(false, Duration.ofSeconds(5));
-        callbacks.shutdownNow();
-        assertThat(port.isClosed()).isTrue();
-        assertThat(port.violations()).isEmpty();
-    }
 
     /** What the handler was told, in order, as text; the errors themselves kept aside. */
     static final class Events implements DatagramHandler {
@@ -102,12 +80,6 @@ class DatagramDispatcherTest {
             assertThat(s).as("a handler callback within 5 s").isNotNull();
             return s;
         }
-    }
-
-    void advance(Duration d) {
-        port.awaitIdle();
-        now.addAndGet(d.toNanos());
-        port.wakeup();
     }
 
     DatagramEndpoint open() {

@@ -12,12 +12,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rdmacm4j.cm.core.AcceptOptions;
 import org.rdmacm4j.cm.core.ConnectOptions;
@@ -32,41 +27,15 @@ import org.rdmacm4j.cm.core.internal.FakeCmPort.FakeId;
 import org.rdmacm4j.cm.statemachine.Bytes;
 import org.rdmacm4j.cm.statemachine.CmEventType;
 import org.rdmacm4j.cm.statemachine.CmTuning;
-import org.rdmacm4j.cm.statemachine.Deadlines;
 import org.rdmacm4j.cm.statemachine.EventParams;
 import org.rdmacm4j.cm.statemachine.RetryPolicy;
-import org.rdmacm4j.cm.statemachine.Transport;
 import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
 
 /** The dispatcher driven directly, with a fake clock: deadlines and backoffs without sleeping. */
-class DispatcherClockTest {
+class DispatcherClockTest extends DispatcherOnFakeClock {
     static final InetSocketAddress SERVER = new InetSocketAddress(InetAddress.getLoopbackAddress(), 7471);
     static final InetSocketAddress ANY = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 
-    final AtomicLong now = new AtomicLong(1_000_000_000L);
-    final FakeCmPort port = new FakeCmPort();
-    final ExecutorService callbacks = Executors.newCachedThreadPool();
-    final Dispatcher dispatcher = new Dispatcher(port, callbacks, now::get,
-            new Dispatcher.Config(32, Transport.ROCE, Duration.ofSeconds(5)));
-
-    DispatcherClockTest() {
-        dispatcher.start();
-    }
-
-    @AfterEach
-    void tearDown() {
-        dispatcher.shutdown(false, Duration.ofSeconds(5));
-        callbacks.shutdownNow();
-        assertThat(port.isClosed()).isTrue();
-        assertThat(port.violations()).isEmpty();
-    }
-
-    /** Lets the dispatcher finish what it was doing (arming timers on the old time), then moves the clock. */
-    void advance(Duration d) {
-        port.awaitIdle();
-        now.addAndGet(d.toNanos());
-        port.wakeup();
-    }
 
     @Test
     void aQuiesceNeverAnsweredEndsInALeakAtItsDeadlineNotAHang() throws Exception {

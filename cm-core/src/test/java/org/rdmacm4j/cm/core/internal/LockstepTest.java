@@ -11,11 +11,7 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rdmacm4j.cm.core.ConnectOptions;
 import org.rdmacm4j.cm.core.ConnectTimeoutException;
@@ -25,32 +21,17 @@ import org.rdmacm4j.cm.core.internal.FakeCmPort.FakeId;
 import org.rdmacm4j.cm.statemachine.CmEventType;
 import org.rdmacm4j.cm.statemachine.EventParams;
 import org.rdmacm4j.cm.statemachine.RetryPolicy;
-import org.rdmacm4j.cm.statemachine.Transport;
 
 /**
  * Step barriers on the dispatcher with the fake port and a fake clock: every step waits for every
  * party, a party that fails, is cancelled or times out leaves without the others waiting for it, and
  * nothing is leaked or stepped out of the machines' contract (the fake port records violations).
  */
-class LockstepTest {
+class LockstepTest extends DispatcherOnFakeClock {
     static final InetSocketAddress SERVER = new InetSocketAddress(InetAddress.getLoopbackAddress(), 7471);
-
-    final AtomicLong now = new AtomicLong(1_000_000_000L);
-    final FakeCmPort port = new FakeCmPort();
-    final ExecutorService callbacks = Executors.newCachedThreadPool();
-    final Dispatcher dispatcher = new Dispatcher(port, callbacks, now::get,
-            new Dispatcher.Config(32, Transport.ROCE, Duration.ofSeconds(5)));
 
     LockstepTest() {
         port.autoResolve = false;   // the test delivers ADDR_RESOLVED / ROUTE_RESOLVED itself
-        dispatcher.start();
-    }
-
-    @AfterEach
-    void tearDown() {
-        dispatcher.shutdown(false, Duration.ofSeconds(5));
-        callbacks.shutdownNow();
-        assertThat(port.violations()).isEmpty();
     }
 
     ConnectOptions options(StepBarrier b) {
@@ -58,10 +39,11 @@ class LockstepTest {
                 .timeout(Duration.ofSeconds(2)).build();
     }
 
-    List<CompletableFuture<RdmaConnection>> connect(int n, ConnectOptions o) {
+    /** {@code n} connects as parties of {@code b}, once the dispatcher has created their ids. */
+    List<CompletableFuture<RdmaConnection>> connect(int n, StepBarrier b) {
         List<CompletableFuture<RdmaConnection>> fs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            fs.add(dispatcher.connect(SERVER, o, new Recorder()));
+            fs.add(dispatcher.connect(SERVER, options(b), new Recorder()));
         }
         port.awaitCall("createId", n);
         port.awaitIdle();
@@ -74,12 +56,40 @@ class LockstepTest {
         port.awaitIdle();
     }
 
+    /** Resolves the routes of {@code ids}, whose connects the fake then answers, all before any of them is awaited. */
+    void resolveRoutes(FakeId... ids) {
+        port.autoResolve = true;
+        for (FakeId id : ids) {
+            deliver(id, CmEventType.ROUTE_RESOLVED);
+        }
+    }
+
+    /** Closes each connection once established; then no id may be left. */
+    void closeAllAndCheckNothingIsLeft(List<CompletableFuture<RdmaConnection>> connects) throws Exception {
+        for (CompletableFuture<RdmaConnection> f : connects) {
+            f.get(5, TimeUnit.SECONDS).close().get(5, TimeUnit.SECONDS);
+        }
+        assertThat(port.liveIds()).isEmpty();
+    }
+
+    /** Each connect fails with a ConnectTimeoutException (whose message has each of {@code why}), and every id is freed. */
+    void assertEachTimesOut(List<CompletableFuture<RdmaConnection>> connects, String... why) {
+        for (CompletableFuture<RdmaConnection> f : connects) {
+            var failure = assertThat(f).failsWithin(Duration.ofSeconds(5)).withThrowableOfType(ExecutionException.class)
+                    .withCauseInstanceOf(ConnectTimeoutException.class);
+            for (String part : why) {
+                failure.withMessageContaining(part);
+            }
+        }
+        eventually("every id destroyed", () -> port.liveIds().isEmpty());
+    }
+
     @Test
     void everyStepWaitsForEveryParty() throws Exception {
         StepBarrier b = new StepBarrier(3);
-        List<CompletableFuture<RdmaConnection>> fs = connect(2, options(b));
+        List<CompletableFuture<RdmaConnection>> fs = connect(2, b);
         assertThat(port.count("resolveAddr")).as("no resolve before all 3 ids exist").isZero();
-        fs.addAll(connect(1, options(b)));
+        fs.addAll(connect(1, b));
         eventually("3 resolves", () -> port.count("resolveAddr") == 3);
         List<FakeId> ids = port.ids();
 
@@ -95,18 +105,14 @@ class LockstepTest {
         assertThat(port.count("connect")).as("held at the connect step").isZero();
         deliver(ids.get(1), CmEventType.ROUTE_RESOLVED);
         assertThat(port.count("connect")).isEqualTo(3);
-        for (CompletableFuture<RdmaConnection> f : fs) {
-            f.get(5, TimeUnit.SECONDS).close().get(5, TimeUnit.SECONDS);
-        }
+        closeAllAndCheckNothingIsLeft(fs);
         // Each id's own calls are in the machine's usual order; the barrier only delayed them.
         assertThat(port.names(ids.get(1))).startsWith("createId", "resolveAddr", "createQp", "resolveRoute", "connect");
-        assertThat(port.liveIds()).isEmpty();
     }
 
     @Test
     void aPartyThatFailsLeavesAndTheOthersGoOn() throws Exception {
-        StepBarrier b = new StepBarrier(3);
-        List<CompletableFuture<RdmaConnection>> fs = connect(3, options(b));
+        List<CompletableFuture<RdmaConnection>> fs = connect(3, new StepBarrier(3));
         List<FakeId> ids = port.ids();
         deliver(ids.get(0), CmEventType.ADDR_RESOLVED);
         deliver(ids.get(1), CmEventType.ADDR_RESOLVED);
@@ -118,18 +124,13 @@ class LockstepTest {
         eventually("the two others resolve their route", () -> port.count("resolveRoute") == 2);
         assertThat(fs.get(2)).failsWithin(Duration.ofSeconds(5));
         eventually("the failed id is destroyed", () -> ids.get(2).destroyed());
-        port.autoResolve = true;
-        deliver(ids.get(0), CmEventType.ROUTE_RESOLVED);
-        deliver(ids.get(1), CmEventType.ROUTE_RESOLVED);
-        fs.get(0).get(5, TimeUnit.SECONDS).close().get(5, TimeUnit.SECONDS);
-        fs.get(1).get(5, TimeUnit.SECONDS).close().get(5, TimeUnit.SECONDS);
-        assertThat(port.liveIds()).isEmpty();
+        resolveRoutes(ids.get(0), ids.get(1));
+        closeAllAndCheckNothingIsLeft(fs.subList(0, 2));
     }
 
     @Test
     void cancelWhileHeldStepsWhatWasHeldThenCancelsAndFreesEverything() throws Exception {
-        StepBarrier b = new StepBarrier(2);
-        List<CompletableFuture<RdmaConnection>> fs = connect(2, options(b));
+        List<CompletableFuture<RdmaConnection>> fs = connect(2, new StepBarrier(2));
         List<FakeId> ids = port.ids();
         deliver(ids.get(0), CmEventType.ADDR_RESOLVED);   // held: its QP is not created yet
         assertThat(port.names(ids.get(0))).containsExactly("createId", "resolveAddr");
@@ -144,50 +145,31 @@ class LockstepTest {
         // The other party does not wait for the one that left.
         deliver(ids.get(1), CmEventType.ADDR_RESOLVED);
         assertThat(port.names(ids.get(1))).endsWith("createQp", "resolveRoute");
-        port.autoResolve = true;
-        deliver(ids.get(1), CmEventType.ROUTE_RESOLVED);
-        fs.get(1).get(5, TimeUnit.SECONDS).close().get(5, TimeUnit.SECONDS);
-        assertThat(port.liveIds()).isEmpty();
+        resolveRoutes(ids.get(1));
+        closeAllAndCheckNothingIsLeft(fs.subList(1, 2));
     }
 
     @Test
     void theConnectDeadlineRunsWhileHeld() throws Exception {
-        StepBarrier b = new StepBarrier(2);
-        List<CompletableFuture<RdmaConnection>> fs = connect(2, options(b));
-        List<FakeId> ids = port.ids();
-        deliver(ids.get(0), CmEventType.ADDR_RESOLVED);   // held; the other never resolves
+        List<CompletableFuture<RdmaConnection>> fs = connect(2, new StepBarrier(2));
+        deliver(port.ids().getFirst(), CmEventType.ADDR_RESOLVED);   // held; the other never resolves
 
-        port.awaitIdle();
-        now.addAndGet(Duration.ofSeconds(2).toNanos());
-        port.wakeup();
+        advance(Duration.ofSeconds(2));
 
-        for (CompletableFuture<RdmaConnection> f : fs) {
-            assertThat(f).failsWithin(Duration.ofSeconds(5)).withThrowableOfType(ExecutionException.class)
-                    .withCauseInstanceOf(ConnectTimeoutException.class);
-        }
-        eventually("both ids destroyed", () -> port.liveIds().isEmpty());
+        assertEachTimesOut(fs);
     }
 
     @Test
     void fewerConnectsThanPartiesFailAtTheirDeadlineInsteadOfWaitingForever() throws Exception {
-        StepBarrier b = new StepBarrier(3);
-        List<CompletableFuture<RdmaConnection>> fs = connect(2, options(b));
+        List<CompletableFuture<RdmaConnection>> fs = connect(2, new StepBarrier(3));
         assertThat(port.count("resolveAddr")).isZero();
 
-        port.awaitIdle();
-        now.addAndGet(Duration.ofMillis(1999).toNanos());
-        port.wakeup();
+        advance(Duration.ofMillis(1999));
         port.awaitIdle();
         assertThat(fs).noneMatch(CompletableFuture::isDone);
-        now.addAndGet(Duration.ofMillis(1).toNanos());
-        port.wakeup();
+        advance(Duration.ofMillis(1));
 
-        for (CompletableFuture<RdmaConnection> f : fs) {
-            assertThat(f).failsWithin(Duration.ofSeconds(5)).withThrowableOfType(ExecutionException.class)
-                    .withCauseInstanceOf(ConnectTimeoutException.class)
-                    .withMessageContaining("step barrier");
-        }
-        eventually("both ids destroyed", () -> port.liveIds().isEmpty());
+        assertEachTimesOut(fs, "step barrier");
     }
 
     @Test
@@ -214,8 +196,7 @@ class LockstepTest {
         assertThatCancelled(second);
         port.autoResolve = true;
         deliver(port.ids().getFirst(), CmEventType.ADDR_RESOLVED);
-        first.get(5, TimeUnit.SECONDS).close().get(5, TimeUnit.SECONDS);
-        assertThat(port.liveIds()).isEmpty();
+        closeAllAndCheckNothingIsLeft(List.of(first));
     }
 
     private static void assertThatCancelled(CompletableFuture<?> f) {
