@@ -44,19 +44,7 @@ final class CmFixtures {
 
     /** rping has no connect retry on our side to lean on: wait until the kernel shows its listening cm_id. */
     static void awaitToolListening(org.rdmacm4j.it.support.ExternalProcess tool, int port) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!tool.isAlive()) {
-                throw new AssertionError("the tool exited before listening: " + tool.await(Duration.ofSeconds(5)));
-            }
-            String ids = org.rdmacm4j.it.support.ExternalProcess.run(Duration.ofSeconds(10),
-                    "rdma", "resource", "show", "cm_id").output();
-            if (ids.lines().anyMatch(l -> l.contains("LISTEN") && l.contains(SoftRoce.SERVER_ADDR + ":" + port))) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("nothing listens on " + SoftRoce.SERVER_ADDR + ":" + port + " within " + WAIT);
+        org.rdmacm4j.it.support.CmIdTable.awaitListening(tool, SoftRoce.SERVER_ADDR, port, WAIT);
     }
 
     /** Waits {@link #WAIT} for {@code f}; unwraps the cause of a failure. */

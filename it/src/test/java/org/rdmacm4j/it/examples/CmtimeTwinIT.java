@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.rdmacm4j.it.support.CmIdTable;
 import org.rdmacm4j.it.support.ExternalProcess;
 import org.rdmacm4j.it.support.SoftRoce;
 import org.rdmacm4j.it.support.SoftRoceTest;
@@ -41,7 +42,7 @@ class CmtimeTwinIT {
         int port = 7581;
         try (ExternalProcess server = ExternalProcess.start("cmtime", "-b", SoftRoce.SERVER_ADDR,
                 "-p", String.valueOf(port), "-c", String.valueOf(N))) {
-            awaitListening(server, port);
+            CmIdTable.awaitListening(server, SoftRoce.SERVER_ADDR, port, RUN);
             ExternalProcess.Result client = javaClient(port, "--lockstep");
             System.out.println("FIGURE cmtime twin client (lockstep) x rdma-core cmtime server:\n" + client);
             assertJavaTable(client, "--lockstep");
@@ -54,7 +55,7 @@ class CmtimeTwinIT {
     void cmtimeClientAgainstJavaServer() throws Exception {
         int port = 7582;
         try (ExternalProcess server = javaServer(port)) {
-            awaitListening(server, port);
+            CmIdTable.awaitListening(server, SoftRoce.SERVER_ADDR, port, RUN);
             ExternalProcess.Result client = ExternalProcess.run(RUN, "cmtime", "-s", SoftRoce.SERVER_ADDR,
                     "-b", SoftRoce.CLIENT_ADDR, "-p", String.valueOf(port), "-c", String.valueOf(N));
             System.out.println("FIGURE rdma-core cmtime client x cmtime twin server:\n" + client);
@@ -85,7 +86,7 @@ class CmtimeTwinIT {
 
     private static void twinAgainstTwin(int port, String mode) throws Exception {
         try (ExternalProcess server = javaServer(port)) {
-            awaitListening(server, port);
+            CmIdTable.awaitListening(server, SoftRoce.SERVER_ADDR, port, RUN);
             ExternalProcess.Result client = javaClient(port, mode);
             System.out.println("FIGURE cmtime twin client (" + mode + ") x cmtime twin server:\n" + client);
             ExternalProcess.Result s = server.await(RUN);
@@ -130,21 +131,5 @@ class CmtimeTwinIT {
         assertThat(s.exitCode()).as("%s", s).isZero();
         assertThat(s.output()).as("%s", s).contains(N + " connections accepted")
                 .contains(N + " disconnected by the client").contains(", 0 failed");
-    }
-
-    /** Waits until rdma_cm shows a listener on the server address and port (a cold JVM takes a while). */
-    private static void awaitListening(ExternalProcess tool, int port) throws InterruptedException {
-        long deadline = System.nanoTime() + RUN.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!tool.isAlive()) {
-                throw new AssertionError("the server exited before listening: " + tool.await(Duration.ofSeconds(5)));
-            }
-            String ids = ExternalProcess.run(Duration.ofSeconds(10), "rdma", "resource", "show", "cm_id").output();
-            if (ids.lines().anyMatch(l -> l.contains("LISTEN") && l.contains(SoftRoce.SERVER_ADDR + ":" + port))) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("nothing listens on " + SoftRoce.SERVER_ADDR + ":" + port + " within " + RUN);
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import org.rdmacm4j.it.support.CmIdTable;
 import org.rdmacm4j.it.support.ExternalProcess;
 
 /** Shared pieces of the example tests: where the launchers are, waiting for a listener, checking a run. */
@@ -20,20 +21,9 @@ final class ExampleFixtures {
         return p.toString();
     }
 
-    /** Waits until the kernel shows a listening cm_id on {@code addr:port} (any process's, RC or UD). */
+    /** Waits (60 s: a cold JVM in TCG is slow) until the kernel shows a listening cm_id on {@code addr:port}. */
     static void awaitListening(ExternalProcess process, String addr, int port) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();   // a cold JVM in TCG is slow
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new AssertionError("exited before listening: " + process.await(Duration.ofSeconds(5)));
-            }
-            String ids = ExternalProcess.run(Duration.ofSeconds(10), "rdma", "resource", "show", "cm_id").output();
-            if (ids.lines().anyMatch(l -> l.contains("LISTEN") && l.contains(addr + ":" + port))) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("nothing listens on " + addr + ":" + port + ": " + process.await(Duration.ofSeconds(1)));
+        CmIdTable.awaitListening(process, addr, port, Duration.ofSeconds(60));
     }
 
     /** Asserts the run exited 0 within its deadline, printed no stack trace, and returns its output. */

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.rdmacm4j.it.support.CmIdTable;
 import org.rdmacm4j.it.support.ExternalProcess;
 import org.rdmacm4j.it.support.SoftRoce;
 import org.rdmacm4j.it.support.SoftRoceTest;
@@ -50,7 +51,7 @@ class RpingTwinIT {
         assertThat(Files.isDirectory(Path.of("examples/target/classes"))).as("examples built").isTrue();
         try (ExternalProcess server = ExternalProcess.start(serverTool, "-s", "-v", "-V", "-C", String.valueOf(PINGS),
                 "-a", SoftRoce.SERVER_ADDR, "-p", String.valueOf(port))) {
-            awaitListening(server, port);
+            CmIdTable.awaitListening(server, SoftRoce.SERVER_ADDR, port, RUN);
             ExternalProcess.Result client = ExternalProcess.run(RUN, clientTool, "-c", "-v", "-V",
                     "-C", String.valueOf(PINGS), "-I", SoftRoce.CLIENT_ADDR, "-a", SoftRoce.SERVER_ADDR,
                     "-p", String.valueOf(port));
@@ -85,20 +86,5 @@ class RpingTwinIT {
 
     private static List<String> lines(String output, String prefix) {
         return output.lines().filter(l -> l.startsWith(prefix)).map(l -> l.substring(prefix.length())).toList();
-    }
-
-    private static void awaitListening(ExternalProcess tool, int port) throws InterruptedException {
-        long deadline = System.nanoTime() + RUN.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!tool.isAlive()) {
-                throw new AssertionError("the server exited before listening: " + tool.await(Duration.ofSeconds(5)));
-            }
-            String ids = ExternalProcess.run(Duration.ofSeconds(30), "rdma", "resource", "show", "cm_id").output();
-            if (ids.lines().anyMatch(l -> l.contains("LISTEN") && l.contains(SoftRoce.SERVER_ADDR + ":" + port))) {
-                return;
-            }
-            Thread.sleep(250);
-        }
-        throw new AssertionError("nothing listens on " + SoftRoce.SERVER_ADDR + ":" + port + " within " + RUN);
     }
 }

@@ -3,6 +3,7 @@ package org.rdmacm4j.it.tools;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import org.rdmacm4j.it.support.CmIdTable;
 import org.rdmacm4j.it.support.ExternalProcess;
 import org.rdmacm4j.it.support.RdmaResources;
 import org.rdmacm4j.it.support.SoftRoce;
@@ -30,7 +31,7 @@ class RdmaCoreToolsIT {
     void rpingClientAndServerExchangeTenPings() throws InterruptedException {
         try (ExternalProcess server = ExternalProcess.start(
                 "rping", "-s", "-v", "-V", "-C", String.valueOf(PINGS), "-a", SoftRoce.SERVER_ADDR, "-p", PORT)) {
-            awaitListener(server);
+            CmIdTable.awaitListening(server, SoftRoce.SERVER_ADDR, Integer.parseInt(PORT), Duration.ofSeconds(30));
 
             ExternalProcess.Result client = ExternalProcess.run(Duration.ofSeconds(60),
                     "rping", "-c", "-v", "-V", "-C", String.valueOf(PINGS),
@@ -44,21 +45,6 @@ class RdmaCoreToolsIT {
             assertThat(serverResult.output().lines().filter(l -> l.startsWith("server ping data: rdma-ping-")))
                     .as("server: %s", serverResult).hasSize(PINGS);
         }
-    }
-
-    /** rping has no connect retry: wait until the kernel shows its listening cm_id. */
-    private static void awaitListener(ExternalProcess server) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (System.nanoTime() < deadline) {
-            assertThat(server.isAlive()).as("rping server exited before listening").isTrue();
-            String ids = ExternalProcess.run(Duration.ofSeconds(10), "rdma", "resource", "show", "cm_id").output();
-            if (ids.lines().anyMatch(l -> l.contains("LISTEN") && l.contains(SoftRoce.SERVER_ADDR + ":" + PORT))) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("rping server did not listen on " + SoftRoce.SERVER_ADDR + ":" + PORT
-                + " within 30 s; cm_ids: " + ExternalProcess.run(Duration.ofSeconds(10), "rdma", "resource", "show", "cm_id"));
     }
 
     @Test
