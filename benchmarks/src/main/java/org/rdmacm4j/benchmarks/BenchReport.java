@@ -79,7 +79,7 @@ public final class BenchReport {
                 + m.getOrDefault("reps", "?") + " repetitions. These machines are shared and the guest is emulated, so"
                 + " only the ratios mean anything; absolute figures do not carry to real hardware.");
         line("");
-        line("Regenerate (takes the guest lock, ~25 min; `BENCH_NS=\"1 100 500 2000\"` adds N = 2,000, ~4 min more):");
+        line("Regenerate (takes the guest lock, ~32 min; `BENCH_NS=\"1 100 500 2000\"` adds N = 2,000, ~4 min more):");
         line("");
         line("```");
         line("./mvnw -q package -DskipTests && benchmarks/run-all.sh");
