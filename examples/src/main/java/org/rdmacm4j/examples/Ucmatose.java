@@ -36,7 +36,8 @@ public final class Ucmatose {
               With -t or -a, each QP's traffic class and ACK timeout are printed as ibv_query_qp reports them.""";
     private final String server, bind;
     private final int connections, port, count, size, seconds, tos, ackTimeout;
-    private final List<UcmatoseNode> nodes = new ArrayList<>();   // guarded by itself (the server's listener adds)
+    // The server's listener adds under its lock; the main thread reads it once the latch has all -c.
+    private final List<UcmatoseNode> nodes = new ArrayList<>();
 
     /** The command line's settings; a bad one exits 2 with the usage. */
     private Ucmatose(Cli cli) {
