@@ -1,17 +1,20 @@
 package org.rdmacm4j.examples;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.rdmacm4j.cm.core.AcceptOptions;
 import org.rdmacm4j.cm.core.ConnectOptions;
 import org.rdmacm4j.cm.core.ConnectionHandler;
 import org.rdmacm4j.cm.core.ConnectionRejectedException;
 import org.rdmacm4j.cm.core.ListenOptions;
 import org.rdmacm4j.cm.core.RdmaCm;
+import org.rdmacm4j.cm.core.RdmaCmException;
 import org.rdmacm4j.cm.core.RdmaConnection;
 import org.rdmacm4j.cm.core.RdmaListener;
 import org.rdmacm4j.cm.statemachine.RetryPolicy;
@@ -26,30 +29,20 @@ import org.rdmacm4j.cm.statemachine.RetryPolicy;
  * <pre>examples/bin/connect-demo [-a server-address] [-b client-address] [-n connections]</pre>
  */
 public final class ConnectDemo {
+    private static final String USAGE = """
+            usage: connect-demo [-a server-address] [-b client-address] [-n connections]
+              -a  the server's address (default 192.0.2.1)    -b  the client's (default 192.0.2.3)
+              -n  connections (default 20)""";
+
     private ConnectDemo() { }
 
     public static void main(String[] args) throws Exception {
-        String server = "192.0.2.1";
-        String client = "192.0.2.3";
-        int n = 20;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "-a" -> server = args[++i];
-                case "-b" -> client = args[++i];
-                case "-n" -> n = Integer.parseInt(args[++i]);
-                case "-h", "--help" -> {
-                    System.out.println("usage: connect-demo [-a server-address] [-b client-address] [-n connections]");
-                    return;
-                }
-                default -> {
-                    System.err.println("connect-demo: unknown argument " + args[i] + " (see --help)");
-                    System.exit(2);
-                }
-            }
-        }
+        Cli cli = Cli.parse("connect-demo", USAGE, args, "-a -b -n", "");
+        String server = cli.get("-a", "192.0.2.1"), client = cli.get("-b", "192.0.2.3");
+        int n = cli.integer("-n", 20, 1, 100_000);
         try {
             run(InetAddress.getByName(server), InetAddress.getByName(client), n);
-        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException | IOException | RdmaCmException e) {
             System.err.println("connect-demo: FAILED: " + (e.getCause() != null ? e.getCause() : e));
             System.exit(1);
         }
