@@ -94,8 +94,6 @@ public final class VerbsCmPort implements CmPort {
         final SlotPool pool;
         final long token;
         int users;
-        /** DEVICE_REMOVAL or a fatal device event was seen: freed once its last user is gone. */
-        boolean removing;
 
         Device(CmDevices snapshot, DeviceContext context, long token) {
             this.snapshot = snapshot;
@@ -192,9 +190,6 @@ public final class VerbsCmPort implements CmPort {
             s.unroutable("unknown rdma_cm event " + e.type() + " ignored");
             return;
         }
-        if (type.get() == CmEventType.DEVICE_REMOVAL) {
-            deviceRemoving(deviceOf(id));
-        }
         s.cmEvent(id, listen, type.get(), e.status(), params(e, id, type.get()));
     }
 
@@ -271,9 +266,6 @@ public final class VerbsCmPort implements CmPort {
 
     private void drainAsync(Device d, EventSink s) {
         while (true) {
-            if (d.removing && d.users == 0) {
-                return;   // retired (a fatal event below): its context is no longer ours to read
-            }
             AsyncEvent a;
             try {
                 a = d.context.getAsyncEvent();   // copied and acked inside
@@ -288,9 +280,6 @@ public final class VerbsCmPort implements CmPort {
             if (type.isEmpty()) {
                 s.unroutable("unknown async event " + a.type() + " ignored");
                 continue;
-            }
-            if (type.get() == AsyncEventType.DEVICE_FATAL) {
-                deviceRemoving(d);
             }
             VerbsId target = a.queuePair() != null ? byQp.get(a.queuePair())
                     : a.completionQueue() != null ? byCq.get(a.completionQueue()) : null;
@@ -608,42 +597,9 @@ public final class VerbsCmPort implements CmPort {
             return;
         }
         id.device = null;
-        // An unused device stays open (PD, slot pool, async fd) for the next connection: a
-        // connection made while no other is open no longer pays for rdma_get_devices,
-        // ibv_alloc_pd and a fresh slab each time. Freed on DEVICE_REMOVAL (below) or close().
-        if (--dev.users > 0 || !dev.removing) {
+        if (--dev.users > 0) {
             return;
         }
-        retire(dev);
-    }
-
-    /**
-     * The device of {@code id} is going away (DEVICE_REMOVAL, or a fatal device event): its PD and
-     * device list must be freed for the kernel's removal to finish, now if no id uses it, else
-     * when the last one lets go.
-     */
-    private void deviceRemoving(Device dev) {
-        if (dev == null || dev.removing) {
-            return;
-        }
-        dev.removing = true;
-        if (dev.users == 0) {
-            retire(dev);
-        }
-    }
-
-    private Device deviceOf(VerbsId id) {
-        if (id.device != null) {
-            return id.device;
-        }
-        try {
-            return devices.get(id.cmId.context().handle());
-        } catch (IllegalStateException unbound) {
-            return null;
-        }
-    }
-
-    private void retire(Device dev) {
         devices.values().remove(dev);
         try {
             epoll.remove(dev.context.asyncFd());
@@ -1005,7 +961,8 @@ public final class VerbsCmPort implements CmPort {
         for (Device d : List.copyOf(devices.values())) {
             if (d.users == 0 || !idsLeft) {
                 closeQuietly(d.pool);
-                lingering.add(d);   // closed below, after the application's own regions on its PD
+                closeQuietly(d.pd);
+                closeQuietly(d.snapshot);
             }
         }
         devices.clear();
