@@ -72,12 +72,6 @@ public final class Dispatcher implements CmPort.EventSink {
     private static final AtomicInteger INSTANCES = new AtomicInteger();
     /** The longest epoll wait: bounds how late a stop request is seen even if wakeup were lost. */
     private static final long MAX_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
-    /**
-     * The most queued tasks one loop turn runs before it reads events again. Under a burst (500
-     * connects queued at once) running them all first made even the first connection wait for the
-     * whole batch before its ADDR_RESOLVED was read; a bounded batch interleaves the two.
-     */
-    static final int TASKS_PER_TURN = 16;
 
     /** Tunables of one dispatcher (from RdmaCm.Builder). */
     public record Config(int historySize, Transport defaultTransport, Duration listenTimeout) { }
@@ -572,13 +566,13 @@ public final class Dispatcher implements CmPort.EventSink {
                 }
                 port.await(wait);
                 port.drainEvents(this);
-                runTasks(TASKS_PER_TURN);   // more left: the next turn does not wait (above)
+                runTasks();
                 fireTimers();
             }
             synchronized (tasks) {
                 accepting = false;
             }
-            runTasks(Integer.MAX_VALUE);   // what was queued before the door closed still runs
+            runTasks();   // what was queued before the door closed still runs
             retireAllForShutdown(null);
         } catch (Throwable t) {
             broken = t;
@@ -598,9 +592,8 @@ public final class Dispatcher implements CmPort.EventSink {
         }
     }
 
-    /** Runs at most {@code max} queued tasks, oldest first. */
-    private void runTasks(int max) {
-        for (int i = 0; i < max; i++) {
+    private void runTasks() {
+        while (true) {
             Task t;
             synchronized (tasks) {
                 t = tasks.poll();
