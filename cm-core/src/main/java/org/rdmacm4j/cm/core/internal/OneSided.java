@@ -94,7 +94,12 @@ final class OneSided {
     private final ProtectionDomain pd;
     private final SlotPool pool;
     private final SlotPool.Slot[] results;
-    private final SendRequests send = SendRequests.allocate(1, 1);
+    /**
+     * The request posted for each operation, allocated by the first one (under the lock): most
+     * connections never start a one-sided operation, and the shared arena behind it costs a
+     * handshake with every JVM thread when it is closed.
+     */
+    private SendRequests send;
     private final Op[] posted = new Op[IN_FLIGHT];
     private final int[] free = new int[IN_FLIGHT];
     private int freeCount = IN_FLIGHT;
@@ -178,6 +183,9 @@ final class OneSided {
 
     /** Posts {@code op}; the caller holds the lock and has checked for a free slot. */
     private void post(Op op) {
+        if (send == null) {
+            send = SendRequests.allocate(1, 1);
+        }
         int slot = free[--freeCount];
         long wrId = KIND | slot;
         send.set(0, wrId, op.opcode(), SendFlags.SIGNALED);
@@ -282,6 +290,10 @@ final class OneSided {
             }
             open = List.copyOf(regions);
             regions.clear();
+            if (send != null) {
+                send.close();   // released: nothing posts any more
+                send = null;
+            }
         }
         for (Op op : failed) {
             op.future().completeExceptionally(new ConnectionClosedException(owner + " closed before the "
@@ -292,6 +304,5 @@ final class OneSided {
             r.close();   // not in `regions` any more: deregisters directly
         }
         pool.release(results);
-        send.close();
     }
 }
