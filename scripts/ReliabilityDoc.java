@@ -1,7 +1,8 @@
 // Writes docs/reliability.md from the scenario tables the integration suite's reliability tests
 // wrote in their last run (it/target/it-reports/reliability-*.md, each written only by a test
 // that passed). Scenarios without a table in this run keep the section they had, so a partial run
-// (RDMACM4J_IT_SELECT) refreshes what it ran and nothing else. Exit 0 also when there is nothing
+// (RDMACM4J_IT_SELECT) refreshes what it ran and nothing else. The hand-written block of on-demand
+// figures (between its markers, after the header) is kept as it is. Exit 0 also when there is nothing
 // to write: a run without reliability tests changes nothing.
 //
 //   java scripts/ReliabilityDoc.java REPO_DIR
@@ -30,6 +31,9 @@ static final String HEADER = """
         (CmTuning's default) as "retry forever" (`rxe_comp.c`), so on rxe only the keepalive, or a
         smaller retry count, ends a connection to a silent peer.
         """;
+/** Figures of on-demand runs (not the suite's), written by hand between these markers and kept as they are. */
+static final Pattern HAND_WRITTEN = Pattern.compile(
+        "<!-- hand-written: on-demand runs -->\\n.*?<!-- end hand-written -->\\n", Pattern.DOTALL);
 static final Pattern SECTION = Pattern.compile(
         "<!-- scenario (\\S+) -->\\n(.*?)<!-- end (\\1) -->\\n", Pattern.DOTALL);
 
@@ -38,7 +42,12 @@ void main(String[] args) throws Exception {
     Path reports = repo.resolve("it/target/it-reports");
     Path doc = repo.resolve("docs/reliability.md");
     Map<String, String> sections = new TreeMap<>();
+    String handWritten = "";
     if (Files.exists(doc)) {
+        Matcher h = HAND_WRITTEN.matcher(Files.readString(doc));
+        if (h.find()) {
+            handWritten = h.group();
+        }
         Matcher m = SECTION.matcher(Files.readString(doc));
         while (m.find()) {
             sections.put(m.group(1), m.group(2));
@@ -60,6 +69,9 @@ void main(String[] args) throws Exception {
         return;
     }
     StringBuilder out = new StringBuilder(HEADER);
+    if (!handWritten.isEmpty()) {
+        out.append('\n').append(handWritten);
+    }
     sections.forEach((name, body) -> out.append('\n').append("<!-- scenario ").append(name).append(" -->\n")
             .append(body).append("<!-- end ").append(name).append(" -->\n"));
     Files.writeString(doc, out.toString());

@@ -28,7 +28,7 @@ import org.rdmacm4j.verbs.ibv.QpState;
 
 /**
  * Dead-peer detection over real rxe. The silent peer: the server side's queue pair is moved to
- * ERR behind the library's back. rxe then drops every request for it without a NAK and the CM
+ * RESET behind the library's back. rxe then drops every request for it without a NAK and the CM
  * sends nothing, so to the client the peer vanished exactly as a dead host or a cut link looks on
  * the wire (a killed process is not silent: its kernel sends a DREQ). Idle connections with a
  * keepalive must fail with {@link PeerUnresponsiveException} within {@code (misses + 1) * period};
@@ -50,7 +50,7 @@ class KeepaliveIT {
         CompletableFuture<Void> pending;
         final CompletableFuture<RdmaCmException> error = new CompletableFuture<>();
         volatile long errorAt;
-        /** When this connection's peer fell silent (its QP reached ERR). */
+        /** When this connection's peer fell silent (its QP reached RESET). */
         long silencedAt;
         RdmaConnection client;
         RdmaConnection server;
@@ -131,7 +131,12 @@ class KeepaliveIT {
 
             // The peer falls silent.
             for (Subject s : subjects) {
-                s.server.raw().queuePair().modify(new QpAttributes().state(QpState.ERR));
+                // RESET, not ERR: rxe drops every request for a QP in RESET without a NAK, as it does in
+                // ERR, but RESET discards the server's posted receives without flushing them, so the
+                // server side notices nothing, as a dead host would not. (In ERR its receives would
+                // flush, cm-core would rightly call that a failure, and its abort's DREQ would tell the
+                // client: the peer would not be silent.)
+                s.server.raw().queuePair().modify(new QpAttributes().state(QpState.RESET));
                 s.silencedAt = System.nanoTime();
             }
             for (Subject s : subjects) {
@@ -227,9 +232,9 @@ class KeepaliveIT {
 
             ReliabilityReport.write("keepalive", "## Dead peer: a silent peer (one guest)\n\n"
                     + "Five idle connections between two `RdmaCm`s in one guest, each first carrying 200 checked "
-                    + "messages (sequence number and CRC-32); then the server side of every one is moved to ERR "
-                    + "behind the library's back, so rxe drops every request without a NAK and the CM sends "
-                    + "nothing: the peer is silent, as a dead host or a cut link is on the wire. Two connections "
+                    + "messages (sequence number and CRC-32); then the server side of every one is moved to RESET "
+                    + "behind the library's back, so rxe drops every request without a NAK, its receives vanish "
+                    + "without a completion, and the CM sends nothing: the peer is silent, as a dead host or a cut link is on the wire. Two connections "
                     + "then send a message; the others stay idle. The QPs' local ACK timeout is " + qpa.timeout()
                     + " (4.096 us x 2^" + qpa.timeout() + "). Note that rxe treats `retry_cnt` 7 (CmTuning's "
                     + "default) as *retry forever* (`rxe_comp.c`), so on rxe a send to a silent peer never fails "

@@ -41,6 +41,8 @@ class WireFaultsIT {
     /** The victim's channel: 256-byte receive slots, 8 credits. */
     private static final MessagingOptions VICTIM = new MessagingOptions(256, 8, 64);
     private static final int HEALTHY_BATCH = 200;
+    /** The stray write's victim must be told within this (the verdict's 200 ms grace plus TCG's slack). */
+    private static final java.time.Duration STRAY_WRITE_BOUND = java.time.Duration.ofSeconds(5);
 
     private RdmaCm cm;
     private RdmaListener healthyListener;
@@ -165,9 +167,10 @@ class WireFaultsIT {
      * An RDMA WRITE with an rkey the victim never gave: the RC responder answers with a remote
      * access NAK (IBA class C; rxe_resp.c RESPST_ERR_RKEY_VIOLATION), so the raw peer's WRITE
      * completes with IBV_WC_REM_ACCESS_ERR and nothing is written, and the responder's QP moves to
-     * the error state (its receives flush). What the victim's application sees is recorded in the
-     * table; the test asserts the spec'd part, that the healthy connection is unaffected, and that
-     * the victim is torn down once the peer goes.
+     * the error state. rxe raises no async event for it and completes nothing but the flushes of the
+     * victim's posted receives; with no teardown of ours and no event to explain them, the flushes
+     * are the failure (cm-core's FailedCompletion): the victim gets a typed DataPathException naming
+     * the status promptly, while the raw peer is still connected and silent.
      */
     @Test
     void anRdmaWriteWithAnRkeyItWasNeverGiven() throws Exception {
@@ -175,21 +178,32 @@ class WireFaultsIT {
         Victim victim;
         WcStatus status;
         RdmaCmException error;
+        long detectedMs;
         try (RawVerbsPeer peer = new RawVerbsPeer(CmFixtures.target(victimListener),
                 RawVerbsPeer.offer(0xD1, 4096, 8))) {
             assertThat(peer.outcome.type()).isEqualTo(CmEventType.ESTABLISHED);
             victim = victims.poll(CmFixtures.WAIT.toMillis(), TimeUnit.MILLISECONDS);
             assertThat(victim).isNotNull();
+            long t0 = System.nanoTime();
             peer.write(0x10000, 0x12345, 64);
             status = peer.nextSendStatus();
             assertThat(status).as("the raw peer's WRITE with a foreign rkey").isEqualTo(WcStatus.REM_ACCESS_ERR);
-            error = victim.events().error.completeOnTimeout(null, 5, TimeUnit.SECONDS).get();
-            System.out.println("WRITE-PROBE victim error " + error + "; victim events " + victim.events().mine());
+            // Before the peer disconnects: the victim must notice by itself.
+            error = victim.events().error.get(STRAY_WRITE_BOUND.toMillis(), TimeUnit.MILLISECONDS);
+            detectedMs = (System.nanoTime() - t0) / 1_000_000;
+            victim.events().closed.get(CmFixtures.WAIT.toMillis(), TimeUnit.MILLISECONDS);
         }
-        victim.events().closed.get(CmFixtures.WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        rows.add("| one RDMA WRITE with an rkey it was never given | " + (error == null
-                ? "none reported within 5 s; closed when the peer disconnected"
-                : "`" + error.getClass().getSimpleName() + "`: " + firstLine(error).replace("|", "\\|"))
+        assertThat(error).as("the victim's error").isExactlyInstanceOf(DataPathException.class)
+                .hasMessageContaining("error state").hasMessageContaining("IBV_WC_WR_FLUSH_ERR");
+        assertThat(((DataPathException) error).completionStatus()).isEqualTo("IBV_WC_WR_FLUSH_ERR");
+        assertThat(victim.events().mine()).as("told, then closed")
+                .containsSubsequence("victim:error", "victim:closed");
+        assertThat(victim.events().errors).as("told once").hasSize(1);
+        System.out.println("FIGURE stray write: victim told after " + detectedMs + " ms: " + firstLine(error));
+        rows.add("| one RDMA WRITE with an rkey it was never given | `DataPathException` (IBV_WC_WR_FLUSH_ERR), "
+                + detectedMs + " ms after the WRITE was posted (bound " + STRAY_WRITE_BOUND.toSeconds()
+                + " s; the flush verdict waits 200 ms for an explaining event): "
+                + firstLine(error).replaceAll("^.*?: (the queue pair)", "$1").replace("|", "\\|")
                 + " | IBV_WC_" + status.name() + " |");
         checkHealthyTraffic();
     }

@@ -208,6 +208,14 @@ final class ConnectionImpl implements RdmaConnection {
         abort();
     }
 
+    /**
+     * The message channel saw its receives flush while no teardown of ours had moved the QP to
+     * ERR ({@link FailedCompletion#UNEXPLAINED_FLUSH}); the dispatcher decides. Poller thread.
+     */
+    void queuePairFlushed(org.rdmacm4j.verbs.ibv.WcStatus status) {
+        dispatcher.unexplainedFlush(this, status);
+    }
+
     /** The keepalive's verdict. Poller thread. */
     void peerUnresponsive(String reason, org.rdmacm4j.verbs.ibv.WcStatus status) {
         dataPathFailed(new org.rdmacm4j.cm.core.PeerUnresponsiveException(this + ": " + reason

@@ -80,6 +80,7 @@ final class DataPath implements CompletionPoller.Sink {
     private final ArrayDeque<Pending> queue = new ArrayDeque<>();
     private boolean released;
     private boolean errorReported;
+    private boolean flushReported;
 
     DataPath(QueuePair qp, SlotPool pool, MessagingOptions options) {
         this.qp = qp;
@@ -349,8 +350,26 @@ final class DataPath implements CompletionPoller.Sink {
                     ? Failures.cutShort(c + ": the connection closed before the send completed", c)
                     : Failures.completionFailed(c + ": send failed with " + name, status, List.of()));
         }
-        if (!flush && !closing) {
-            reportOnce(c, status);
+        switch (FailedCompletion.classify(status, closing)) {
+            case DURING_TEARDOWN -> { }
+            case UNEXPLAINED_FLUSH -> flushedOnce(c, status);
+            case ERROR -> reportOnce(c, status);
+        }
+    }
+
+    /**
+     * The QP went to the error state and no teardown of ours did it (see {@link FailedCompletion}):
+     * the dispatcher judges it, once per connection (every posted receive flushes).
+     */
+    private void flushedOnce(ConnectionImpl c, WcStatus status) {
+        synchronized (this) {
+            if (flushReported || errorReported) {
+                return;
+            }
+            flushReported = true;
+        }
+        if (c != null) {
+            c.queuePairFlushed(status);
         }
     }
 
@@ -400,7 +419,10 @@ final class DataPath implements CompletionPoller.Sink {
 
     // ------------------------------------------------------------------ teardown (dispatcher)
 
-    /** The QP is about to be flushed: no more sends, and its flush completions are not errors. */
+    /**
+     * The QP is about to go to ERR on purpose (rdma_disconnect or the teardown's drain): no more
+     * sends, and its flush completions are not errors.
+     */
     void closing() {
         closing = true;
     }

@@ -72,6 +72,12 @@ public final class Dispatcher implements CmPort.EventSink {
     private static final AtomicInteger INSTANCES = new AtomicInteger();
     /** The longest epoll wait: bounds how late a stop request is seen even if wakeup were lost. */
     private static final long MAX_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    /**
+     * How long an unexplained flush waits for an explanation before it is a failure: an event that
+     * was already on its way when the poller saw the flush (a DEVICE_REMOVAL, a QP async event, a
+     * close) is drained and stepped well within it, even on TCG.
+     */
+    static final long FLUSH_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     /** Tunables of one dispatcher (from RdmaCm.Builder). */
     public record Config(int historySize, Transport defaultTransport, Duration listenTimeout) { }
@@ -1279,6 +1285,31 @@ public final class Dispatcher implements CmPort.EventSink {
             return;
         }
         d.callbacks.execute(() -> safely(c, h -> call.accept(h, c)));
+    }
+
+    /**
+     * The message channel's receives flushed while the connection was not being torn down by us
+     * ({@link FailedCompletion#UNEXPLAINED_FLUSH}). Poller thread: the verdict is the dispatcher's,
+     * {@link #FLUSH_GRACE_NANOS} later. Only the dispatcher moves a QP to ERR on purpose, and always
+     * after the machine left ESTABLISHED; so if the connection is still ESTABLISHED then, nothing we
+     * did and nothing the CM or the device reported explains the flush: the transport or the
+     * application moved the QP to ERR (a peer's RDMA access with a key it was never given, say), and
+     * the connection has failed. Judging on the dispatcher makes the rule race-free: every event
+     * that tears the connection down is stepped there too, before or after, never during.
+     */
+    void unexplainedFlush(ConnectionImpl c, org.rdmacm4j.verbs.ibv.WcStatus status) {
+        execute(() -> timers.runAt(clock.getAsLong() + FLUSH_GRACE_NANOS, () -> judgeFlush(c, status)));
+    }
+
+    private void judgeFlush(ConnectionImpl c, org.rdmacm4j.verbs.ibv.WcStatus status) {
+        IdDriver d = c.driver;
+        if (d.retired || !"ESTABLISHED".equals(d.phase())) {
+            return;   // a teardown (ours, the peer's, the device's) began meanwhile: it explains the flush
+        }
+        c.dataPathFailed(Failures.completionFailed(c.driver.name() + ": the queue pair went to the error state "
+                + "(its receives completed with " + status.cName() + ") with no disconnect or close from either side "
+                + "and no event that explains it; the peer may have made an RDMA access this connection never "
+                + "allowed (a key it was not given); the connection is being torn down", status, c.history()));
     }
 
     /** A user callback that ran outside the callback executor threw (onMessage on a poller). Any thread. */

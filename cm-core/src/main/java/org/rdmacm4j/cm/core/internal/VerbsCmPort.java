@@ -737,6 +737,8 @@ public final class VerbsCmPort implements CmPort {
 
     @Override
     public void disconnect(NativeId id) {
+        // librdmacm moves an IB/RoCE QP to ERR before it sends the DREQ: the flushes that follow are ours.
+        markClosing(v(id));
         try {
             v(id).cmId.disconnect();
         } catch (RdmaException e) {
@@ -748,18 +750,7 @@ public final class VerbsCmPort implements CmPort {
     @Override
     public void drainQp(NativeId nid, Runnable drained) {
         VerbsId id = v(nid);
-        if (id.dataPath != null) {
-            id.dataPath.closing();
-        }
-        if (id.oneSided != null) {
-            id.oneSided.closing();
-        }
-        if (id.keepalive != null) {
-            id.keepalive.closing();
-        }
-        if (id.datagramPath != null) {
-            id.datagramPath.closing();
-        }
+        markClosing(id);
         if (id.qp != null) {
             try {
                 // rdma_disconnect already moved it to ERR in most paths; make sure, so posted work flushes.
@@ -772,6 +763,22 @@ public final class VerbsCmPort implements CmPort {
             drained.run();
         } else {
             id.poller.drain(id.pollerToken, drained);
+        }
+    }
+
+    /** The QP is about to go to ERR on purpose: its paths stop sending and take its flushes as ours. */
+    private static void markClosing(VerbsId id) {
+        if (id.dataPath != null) {
+            id.dataPath.closing();
+        }
+        if (id.oneSided != null) {
+            id.oneSided.closing();
+        }
+        if (id.keepalive != null) {
+            id.keepalive.closing();
+        }
+        if (id.datagramPath != null) {
+            id.datagramPath.closing();
         }
     }
 

@@ -510,6 +510,14 @@ public final class FakeCmPort implements CmPort {
     }
 
     /** What the poller does when a keepalive gives up: the verdict, on this (a non-dispatcher) thread. */
+    /** How long the dispatcher waits for an explanation of an unexplained flush. */
+    public static final java.time.Duration FLUSH_GRACE = java.time.Duration.ofNanos(Dispatcher.FLUSH_GRACE_NANOS);
+
+    /** What the message channel reports when the QP's receives flush and no teardown of ours explains it. */
+    public static void receivesFlushed(org.rdmacm4j.cm.core.RdmaConnection c) {
+        ((ConnectionImpl) c).queuePairFlushed(org.rdmacm4j.verbs.ibv.WcStatus.WR_FLUSH_ERR);
+    }
+
     public void keepaliveGivesUp(FakeId id) {
         Keepalive.Verdict v = keepalives.get(id);
         if (v == null) {
