@@ -9,4 +9,13 @@ package org.rdmacm4j.cm.core;
 @FunctionalInterface
 public interface RequestHandler {
     void onRequest(ConnectionRequest request);
+
+    /**
+     * ADDR_CHANGE on the listening id: the netdev it is bound to changed its hardware address
+     * (the kernel reports a bonding failover this way). Informational: with
+     * {@link ListenOptions#relistenOnAddrChange()} (the default) the listener re-creates its id
+     * after the re-listen backoff and keeps serving; requests meanwhile are refused with "busy".
+     * Runs on the callback executor, after the listener's earlier callbacks.
+     */
+    default void onAddressChanged(RdmaListener listener) { }
 }

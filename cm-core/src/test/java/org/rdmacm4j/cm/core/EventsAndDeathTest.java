@@ -69,6 +69,37 @@ class EventsAndDeathTest {
     }
 
     @Test
+    void addrChangeOnAListenerReachesItsRequestHandlerAndTheListenerListensAgain() throws Exception {
+        try (RdmaCm cm = RdmaCm.builder().port(port).build()) {
+            var changed = new CompletableFuture<RdmaListener>();
+            RdmaListener l = cm.listen(SERVER, ListenOptions.defaults(), new RequestHandler() {
+                @Override
+                public void onRequest(ConnectionRequest r) {
+                    r.reject();
+                }
+
+                @Override
+                public void onAddressChanged(RdmaListener listener) {
+                    changed.complete(listener);
+                }
+            });
+            FakeId id = port.ids().getFirst();
+            int listens = port.count("listen");
+
+            port.cmEvent(id, CmEventType.ADDR_CHANGE);
+            port.wakeup();
+
+            assertThat(changed).succeedsWithin(Duration.ofSeconds(5)).isSameAs(l);
+            // the policy (relistenOnAddrChange, on by default): a fresh id, bound and listening again
+            eventually("re-listened", () -> port.count("listen") == listens + 1);
+            assertThat(id.destroyed()).isTrue();
+            assertThat(l.isClosed()).isFalse();
+            assertThat(l.history().toString()).contains("ADDR_CHANGE");
+            assertThat(port.violations()).isEmpty();
+        }
+    }
+
+    @Test
     void aDeadDispatcherFailsEveryPendingFutureAndReportsItselfBroken() throws Exception {
         RdmaCm cm = RdmaCm.builder().port(port).closeTimeout(Duration.ofSeconds(2)).build();
         RdmaConnection live = cm.connect(SERVER, new Recorder()).get(5, TimeUnit.SECONDS);

@@ -1166,7 +1166,13 @@ public final class Dispatcher implements CmPort.EventSink {
                 var ex = Failures.forHandler(e.failure(), d.name(), d.historySnapshot());
                 handler(d, (h, c) -> h.onError(c, ex));
             }
-            case Notice.AddressChanged x -> handler(d, (h, c) -> h.onAddressChanged(c));
+            case Notice.AddressChanged x -> {
+                if (d.listener != null) {
+                    listenerAddressChanged(d.listener);
+                } else {
+                    handler(d, (h, c) -> h.onAddressChanged(c));
+                }
+            }
             case Notice.DeviceRemoved x -> {
                 var ex = new DeviceRemovedException(d.name() + ": the RDMA device was removed", d.historySnapshot());
                 handler(d, (h, c) -> h.onError(c, ex));
@@ -1269,6 +1275,22 @@ public final class Dispatcher implements CmPort.EventSink {
                 call.accept(ep.handler);
             } catch (Throwable t) {
                 datagramCallbackFailed(ep, t);
+            }
+        });
+    }
+
+    /** A listener's ADDR_CHANGE goes to its RequestHandler (pull-form listeners have none: history only). */
+    private void listenerAddressChanged(ListenerImpl l) {
+        LOG.log(Level.INFO, () -> l.driver.name() + ": ADDR_CHANGE");
+        if (l.handler == null) {
+            return;
+        }
+        l.driver.callbacks.execute(() -> {
+            try {
+                l.handler.onAddressChanged(l);
+            } catch (Throwable t) {
+                stats.callbackFailures.increment();
+                LOG.log(Level.WARNING, "the RequestHandler of " + l + " threw in onAddressChanged; ignored", t);
             }
         });
     }
