@@ -107,8 +107,16 @@ class BondFailoverIT {
             String after = sh(Duration.ofSeconds(10), "cat /sys/class/net/" + BOND + "/bonding/active_slave; "
                     + "cat /sys/class/net/" + BOND + "/address").strip();
 
-            long listenerMs = (listenerChanged.get(20, TimeUnit.SECONDS) - t0) / 1_000_000;
-            long clientMs = (clientChanged.get(20, TimeUnit.SECONDS) - t0) / 1_000_000;
+            long listenerMs;
+            long clientMs;
+            try {
+                listenerMs = (listenerChanged.get(20, TimeUnit.SECONDS) - t0) / 1_000_000;
+                clientMs = (clientChanged.get(20, TimeUnit.SECONDS) - t0) / 1_000_000;
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new AssertionError("no ADDR_CHANGE within 20 s of the failover (" + before + " -> " + after
+                        + "); events " + events + "; listener history " + listener.history() + "; the kernel said:\n"
+                        + ExternalProcess.run(Duration.ofSeconds(10), "sh", "-c", "dmesg | tail -n 25").output(), e);
+            }
             await(client.closeFuture());
             Awaitility.await().atMost(CmFixtures.WAIT).until(() -> serverSide.stream().allMatch(RdmaConnection::isClosed));
             assertThat(receiver.outOfOrder.get() + receiver.corrupted.get()).as(receiver.describe()).isZero();
