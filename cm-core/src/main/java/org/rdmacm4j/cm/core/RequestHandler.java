@@ -18,4 +18,13 @@ public interface RequestHandler {
      * Runs on the callback executor, after the listener's earlier callbacks.
      */
     default void onAddressChanged(RdmaListener listener) { }
+
+    /**
+     * DEVICE_REMOVAL on the listening id (its RDMA device is going away, e.g. {@code rdma link
+     * delete}). Informational: with {@link ListenOptions#relistenOnDeviceRemoval()} (the default)
+     * the listener destroys its id at once, so the removal can complete, and re-creates it when the
+     * port is back or the re-listen backoff fires; if re-listening fails for good it closes.
+     * Runs on the callback executor.
+     */
+    default void onDeviceRemoved(RdmaListener listener) { }
 }

@@ -70,8 +70,19 @@ class EventsAndDeathTest {
 
     @Test
     void addrChangeOnAListenerReachesItsRequestHandlerAndTheListenerListensAgain() throws Exception {
+        listenerEventReachesItsHandlerAndTheListenerListensAgain(CmEventType.ADDR_CHANGE, "address changed");
+    }
+
+    @Test
+    void deviceRemovalOnAListenerReachesItsRequestHandlerAndTheListenerListensAgain() throws Exception {
+        listenerEventReachesItsHandlerAndTheListenerListensAgain(CmEventType.DEVICE_REMOVAL, "device removed");
+    }
+
+    private void listenerEventReachesItsHandlerAndTheListenerListensAgain(CmEventType event, String expected)
+            throws Exception {
         try (RdmaCm cm = RdmaCm.builder().port(port).build()) {
-            var changed = new CompletableFuture<RdmaListener>();
+            var heard = new CompletableFuture<String>();
+            var self = new CompletableFuture<RdmaListener>();
             RdmaListener l = cm.listen(SERVER, ListenOptions.defaults(), new RequestHandler() {
                 @Override
                 public void onRequest(ConnectionRequest r) {
@@ -80,21 +91,29 @@ class EventsAndDeathTest {
 
                 @Override
                 public void onAddressChanged(RdmaListener listener) {
-                    changed.complete(listener);
+                    self.complete(listener);
+                    heard.complete("address changed");
+                }
+
+                @Override
+                public void onDeviceRemoved(RdmaListener listener) {
+                    self.complete(listener);
+                    heard.complete("device removed");
                 }
             });
             FakeId id = port.ids().getFirst();
             int listens = port.count("listen");
 
-            port.cmEvent(id, CmEventType.ADDR_CHANGE);
+            port.cmEvent(id, event);
             port.wakeup();
 
-            assertThat(changed).succeedsWithin(Duration.ofSeconds(5)).isSameAs(l);
-            // the policy (relistenOnAddrChange, on by default): a fresh id, bound and listening again
+            assertThat(heard).succeedsWithin(Duration.ofSeconds(5)).isEqualTo(expected);
+            assertThat(self.get()).isSameAs(l);
+            // the policy (relisten on both, by default): a fresh id, bound and listening again
             eventually("re-listened", () -> port.count("listen") == listens + 1);
             assertThat(id.destroyed()).isTrue();
             assertThat(l.isClosed()).isFalse();
-            assertThat(l.history().toString()).contains("ADDR_CHANGE");
+            assertThat(l.history().toString()).contains(event.name());
             assertThat(port.violations()).isEmpty();
         }
     }

@@ -1168,11 +1168,13 @@ public final class Dispatcher implements CmPort.EventSink {
             }
             case Notice.AddressChanged x -> {
                 if (d.listener != null) {
-                    listenerAddressChanged(d.listener);
+                    listenerNotice(d.listener, "ADDR_CHANGE", h -> h.onAddressChanged(d.listener));
                 } else {
                     handler(d, (h, c) -> h.onAddressChanged(c));
                 }
             }
+            case Notice.DeviceRemoved x when d.listener != null ->
+                    listenerNotice(d.listener, "DEVICE_REMOVAL", h -> h.onDeviceRemoved(d.listener));
             case Notice.DeviceRemoved x -> {
                 var ex = new DeviceRemovedException(d.name() + ": the RDMA device was removed", d.historySnapshot());
                 handler(d, (h, c) -> h.onError(c, ex));
@@ -1279,18 +1281,18 @@ public final class Dispatcher implements CmPort.EventSink {
         });
     }
 
-    /** A listener's ADDR_CHANGE goes to its RequestHandler (pull-form listeners have none: history only). */
-    private void listenerAddressChanged(ListenerImpl l) {
-        LOG.log(Level.INFO, () -> l.driver.name() + ": ADDR_CHANGE");
+    /** A listener's ADDR_CHANGE or DEVICE_REMOVAL goes to its RequestHandler (pull-form listeners have none: history only). */
+    private void listenerNotice(ListenerImpl l, String what, Consumer<org.rdmacm4j.cm.core.RequestHandler> call) {
+        LOG.log(Level.INFO, () -> l.driver.name() + ": " + what);
         if (l.handler == null) {
             return;
         }
         l.driver.callbacks.execute(() -> {
             try {
-                l.handler.onAddressChanged(l);
+                call.accept(l.handler);
             } catch (Throwable t) {
                 stats.callbackFailures.increment();
-                LOG.log(Level.WARNING, "the RequestHandler of " + l + " threw in onAddressChanged; ignored", t);
+                LOG.log(Level.WARNING, "the RequestHandler of " + l + " threw on " + what + "; ignored", t);
             }
         });
     }
