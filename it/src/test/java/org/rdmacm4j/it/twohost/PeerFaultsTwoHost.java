@@ -20,6 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.rdmacm4j.cm.core.ConnectOptions;
 import org.rdmacm4j.cm.core.ConnectionHandler;
+import org.rdmacm4j.cm.core.ConnectionRequest;
+import org.rdmacm4j.cm.core.DeviceRemovedException;
 import org.rdmacm4j.cm.core.KeepaliveOptions;
 import org.rdmacm4j.cm.core.ListenOptions;
 import org.rdmacm4j.cm.core.PeerUnresponsiveException;
@@ -27,6 +29,7 @@ import org.rdmacm4j.cm.core.RdmaCm;
 import org.rdmacm4j.cm.core.RdmaCmException;
 import org.rdmacm4j.cm.core.RdmaConnection;
 import org.rdmacm4j.cm.core.RdmaListener;
+import org.rdmacm4j.cm.core.RequestHandler;
 import org.rdmacm4j.cm.statemachine.AsyncEventType;
 import org.rdmacm4j.cm.statemachine.RetryPolicy;
 import org.rdmacm4j.it.core.CheckedTraffic;
@@ -346,6 +349,121 @@ class PeerFaultsTwoHost {
                         dataLost(l) + String.format(Locale.ROOT, "; of the 50 sent into the outage %d were "
                                 + "acknowledged, %d failed with a typed error", acked, 50 - acked),
                         "link up: a new connection carried " + MESSAGES + " checked messages")));
+    }
+
+    @Test
+    @Order(5)
+    void linkDeleteOnHostAWithLiveConnectionsAndAListener() throws Exception {
+        Link toB = new Link();       // a -> b: b notices through its keepalive
+        Link local = new Link();     // a -> a's own listener: both ends hear DEVICE_REMOVAL
+        var listenerHeard = new CompletableFuture<Long>();
+        var served = new CopyOnWriteArrayList<RdmaConnection>();
+        double deleteMs;
+        try (RdmaCm cm = RdmaCm.open()) {
+            RdmaListener listener = cm.listen(TwoHostFabric.address(TwoHostFabric.A, 0),
+                    ListenOptions.defaults().withKeepalive(KEEPALIVE), new RequestHandler() {
+                        @Override
+                        public void onRequest(ConnectionRequest r) {
+                            r.accept(echo()).thenAccept(served::add);
+                        }
+
+                        @Override
+                        public void onDeviceRemoved(RdmaListener l) {
+                            listenerHeard.complete(System.nanoTime());
+                        }
+                    });
+            int port = listener.localAddress().getPort();
+            toB.open(cm, TwoHostFabric.PEER_PORT, PATIENT);
+            toB.exchange(MESSAGES);
+            local.connection = cm.connect(TwoHostFabric.address(TwoHostFabric.A, port),
+                    ConnectOptions.builder().keepalive(KEEPALIVE).build(), local.handler()).get(30, TimeUnit.SECONDS);
+            local.exchange(MESSAGES);
+            try {
+                toB.fault();
+                local.fault();
+                deleteMs = DeviceRemoval.deleteRxe0();
+                assertThat(toB.awaitEnd().how()).isEqualTo(DeviceRemovedException.class.getSimpleName());
+                assertThat(local.awaitEnd().how()).isEqualTo(DeviceRemovedException.class.getSimpleName());
+                assertThat(listenerHeard.get(10, TimeUnit.SECONDS)).isGreaterThanOrEqualTo(toB.faultAt);
+                Awaitility.await().atMost(Duration.ofSeconds(30)).until(() ->
+                        served.stream().allMatch(RdmaConnection::isClosed));
+            } finally {
+                DeviceRemoval.restoreRxe0();
+            }
+            // afterwards: the listener re-listened on the new rxe0, and b is reachable again
+            Link again = new Link();
+            again.connection = cm.connect(TwoHostFabric.address(TwoHostFabric.A, port), ConnectOptions.builder()
+                    .retries(PATIENT).timeout(Duration.ofSeconds(30)).build(), again.handler()).get(40, TimeUnit.SECONDS);
+            again.exchange(MESSAGES);
+            again.connection.close().get(30, TimeUnit.SECONDS);
+            Link againB = new Link();
+            againB.open(cm, TwoHostFabric.PEER_PORT, PATIENT);
+            againB.exchange(MESSAGES);
+            againB.connection.close().get(30, TimeUnit.SECONDS);
+            assertThat(listener.isClosed()).isFalse();
+            System.out.printf(Locale.ROOT, "FIGURE two-host rdma link delete on a: delete took %.0f ms; %s; %s; "
+                    + "listener history %s%n", deleteMs, toB.end.get(), local.end.get(), listener.history());
+        }
+        String b = assertBothHostsAtRest();
+        double listenerMs = (listenerHeard.get() - toB.faultAt) / 1e6;
+        table("two-host-link-delete-a", "`rdma link delete rxe0` on host a under a listener and live connections "
+                        + "(two hosts)",
+                "Host a has a listener, a connection to it from itself and one to host b, each with checked "
+                        + "traffic; then `rdma link delete rxe0` on host a (a helper device on a veth pair keeps "
+                        + "librdmacm's device list non-empty so it lets go of rxe0's context, see `RdmaLinks`). The "
+                        + String.format(Locale.ROOT, "delete completed in %.0f ms; the listener heard DEVICE_REMOVAL "
+                        + "after %.0f ms and re-listened once rxe0 was added back (`rdma link add rxe0 type rxe netdev "
+                        + "eth0`). Host b ended its side through its keepalive (%s).", deleteMs, listenerMs, b),
+                List.of(new Row("1 (a to b)", "failed: DEVICE_REMOVAL on a", toB.end.get(), dataLost(toB),
+                                "a new connection to b carried " + MESSAGES + " checked messages"),
+                        new Row("1 (a to a's listener), both ends on a", "failed: DEVICE_REMOVAL", local.end.get(),
+                                dataLost(local), "the re-listened listener served a new connection ("
+                                        + MESSAGES + " checked messages)")));
+    }
+
+    @Test
+    @Order(6)
+    void linkDeleteOnHostBUnderItsListenerAndALiveConnection() throws Exception {
+        Link l = new Link();
+        String deleted;
+        try (RdmaCm cm = RdmaCm.open()) {
+            l.open(cm, TwoHostFabric.PEER_PORT, PATIENT);
+            l.exchange(MESSAGES);
+            try {
+                l.fault();
+                deleted = TwoHostControl.ask("link-delete", Duration.ofSeconds(90));
+                assertThat(deleted).startsWith("deleted in");
+                End e = l.awaitEnd();
+                assertThat(e.how()).isIn("DISCONNECTED", PeerUnresponsiveException.class.getSimpleName());
+            } finally {
+                assertThat(TwoHostControl.ask("link-restore", Duration.ofSeconds(90))).isEqualTo("restored");
+            }
+            Link after = new Link();
+            after.open(cm, TwoHostFabric.PEER_PORT, PATIENT);   // b's listener re-listened on its new rxe0
+            after.exchange(MESSAGES);
+            after.connection.close().get(30, TimeUnit.SECONDS);
+        }
+        String b = assertBothHostsAtRest();
+        End e = l.end.get();
+        System.out.printf(Locale.ROOT, "FIGURE two-host rdma link delete on b: %s; a saw %s after %.0f ms%n", deleted,
+                e.how(), e.afterMs());
+        table("two-host-link-delete-b", "`rdma link delete rxe0` on host b under its listener and a live connection "
+                        + "(two hosts)",
+                "Host a is connected to host b's echo server (checked traffic); host b deletes its rxe0 (with a "
+                        + "helper device, as above: " + deleted + "), its listener hears DEVICE_REMOVAL and "
+                        + "re-listens after rxe0 is added back. Host a, whose device is fine, detects the loss from "
+                        + "the wire. Host b: " + b + ".",
+                List.of(new Row("1", "failed on a as the keepalive policy says; DEVICE_REMOVAL on b", e, dataLost(l),
+                        "rxe0 back on b: a new connection carried " + MESSAGES + " checked messages")));
+    }
+
+    private static ConnectionHandler echo() {
+        return new ConnectionHandler() {
+            @Override
+            public void onMessage(RdmaConnection c, MemorySegment m) {
+                c.send(m);
+            }
+        };
     }
 
     @Test

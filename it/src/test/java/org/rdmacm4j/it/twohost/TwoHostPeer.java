@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.rdmacm4j.cm.core.ConnectOptions;
+import org.rdmacm4j.cm.core.ConnectionRequest;
 import org.rdmacm4j.cm.core.ConnectionHandler;
 import org.rdmacm4j.cm.core.KeepaliveOptions;
 import org.rdmacm4j.cm.core.ListenOptions;
@@ -20,6 +21,7 @@ import org.rdmacm4j.cm.core.RdmaCm;
 import org.rdmacm4j.cm.core.RdmaCmException;
 import org.rdmacm4j.cm.core.RdmaConnection;
 import org.rdmacm4j.cm.core.RdmaListener;
+import org.rdmacm4j.cm.core.RequestHandler;
 import org.rdmacm4j.cm.statemachine.AsyncEventType;
 import org.rdmacm4j.it.core.CheckedTraffic;
 import org.rdmacm4j.it.support.ExternalProcess;
@@ -35,6 +37,8 @@ import org.rdmacm4j.it.support.ResourcesAtRestExtension;
  *       checked traffic; answers {@code spawned acked=<n>} once its traffic was acknowledged;</li>
  *   <li>{@code kill}: SIGKILL that process (its cm_ids die with its rdma_cm file);</li>
  *   <li>{@code run <shell command>}: run it here (bounded), answer its exit status and output;</li>
+ *   <li>{@code link-delete}, {@code link-restore}: {@code rdma link delete rxe0} under the echo server
+ *       and its connections, and putting it back ({@link DeviceRemoval});</li>
  *   <li>{@code at-rest}: close the echo server, check this host's {@code rdma resource show} is back
  *       at the rig's resting counts (one librdmacm context per device allowed, as on role a), and
  *       listen again: every surviving host is checked after every scenario.</li>
@@ -83,8 +87,17 @@ public final class TwoHostPeer {
         synchronized void start() {
             cm = RdmaCm.open();
             RdmaListener l = cm.listen(TwoHostFabric.address(TwoHostFabric.B, TwoHostFabric.PEER_PORT),
-                    ListenOptions.defaults().withKeepalive(KEEPALIVE),
-                    r -> r.accept(echo("peer", failed)).thenRun(accepted::incrementAndGet));
+                    ListenOptions.defaults().withKeepalive(KEEPALIVE), new RequestHandler() {
+                        @Override
+                        public void onRequest(ConnectionRequest r) {
+                            r.accept(echo("peer", failed)).thenRun(accepted::incrementAndGet);
+                        }
+
+                        @Override
+                        public void onDeviceRemoved(RdmaListener listener) {
+                            System.out.println("peer: the listener heard DEVICE_REMOVAL; it re-listens");
+                        }
+                    });
             System.out.println("peer: echo server " + l.localAddress());
         }
 
@@ -96,6 +109,12 @@ public final class TwoHostPeer {
                     case "kill" -> kill();
                     case "run" -> run(w[1]);
                     case "at-rest" -> atRest();
+                    case "link-delete" -> String.format(java.util.Locale.ROOT, "deleted in %.0f ms",
+                            DeviceRemoval.deleteRxe0());
+                    case "link-restore" -> {
+                        DeviceRemoval.restoreRxe0();
+                        yield "restored";
+                    }
                     default -> "error: unknown command '" + line + "'";
                 };
             } catch (Exception e) {
