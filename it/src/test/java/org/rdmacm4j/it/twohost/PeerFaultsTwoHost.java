@@ -196,10 +196,7 @@ class PeerFaultsTwoHost {
             assertThat(e.how()).isEqualTo(PeerUnresponsiveException.class.getSimpleName());
             TwoHostFabric.fault("link-up-b");
 
-            Link after = new Link();
-            after.open(cm, TwoHostFabric.PEER_PORT, PATIENT);
-            after.exchange(MESSAGES);
-            after.connection.close().get(30, TimeUnit.SECONDS);
+            newConnectionToBWorks(cm);
         }
         assertBothHostsAtRest();
         End e = before.end.get();
@@ -246,10 +243,7 @@ class PeerFaultsTwoHost {
                     toChild.connection.history());
 
             // afterwards: the survivor's listener still serves, and b's host (its other process) too
-            Link again = new Link();
-            again.open(cm, TwoHostFabric.PEER_PORT, RetryPolicy.never());
-            again.exchange(MESSAGES);
-            again.connection.close().get(30, TimeUnit.SECONDS);
+            newConnectionToBWorks(cm);
             server.close().get(30, TimeUnit.SECONDS);
             assertThat(fromChild.echoes.inOrder.get()).isEqualTo(acked);
         }
@@ -331,10 +325,7 @@ class PeerFaultsTwoHost {
                 assertThat(up.exitCode()).as("%s", up).isZero();
                 assertThat(up.output()).contains("state ACTIVE");
             }
-            Link after = new Link();
-            after.open(cm, TwoHostFabric.PEER_PORT, PATIENT);
-            after.exchange(MESSAGES);
-            after.connection.close().get(30, TimeUnit.SECONDS);
+            newConnectionToBWorks(cm);
         }
         assertBothHostsAtRest();
         End e = l.end.get();
@@ -396,10 +387,7 @@ class PeerFaultsTwoHost {
                     .retries(PATIENT).timeout(Duration.ofSeconds(30)).build(), again.handler()).get(40, TimeUnit.SECONDS);
             again.exchange(MESSAGES);
             again.connection.close().get(30, TimeUnit.SECONDS);
-            Link againB = new Link();
-            againB.open(cm, TwoHostFabric.PEER_PORT, PATIENT);
-            againB.exchange(MESSAGES);
-            againB.connection.close().get(30, TimeUnit.SECONDS);
+            newConnectionToBWorks(cm);
             assertThat(listener.isClosed()).isFalse();
             System.out.printf(Locale.ROOT, "FIGURE two-host rdma link delete on a: delete took %.0f ms; %s; %s; "
                     + "listener history %s%n", deleteMs, toB.end.get(), local.end.get(), listener.history());
@@ -438,10 +426,7 @@ class PeerFaultsTwoHost {
             } finally {
                 assertThat(TwoHostControl.ask("link-restore", Duration.ofSeconds(90))).isEqualTo("restored");
             }
-            Link after = new Link();
-            after.open(cm, TwoHostFabric.PEER_PORT, PATIENT);   // b's listener re-listened on its new rxe0
-            after.exchange(MESSAGES);
-            after.connection.close().get(30, TimeUnit.SECONDS);
+            newConnectionToBWorks(cm);
         }
         String b = assertBothHostsAtRest();
         End e = l.end.get();
@@ -455,6 +440,14 @@ class PeerFaultsTwoHost {
                         + "the wire. Host b: " + b + ".",
                 List.of(new Row("1", "failed on a as the keepalive policy says; DEVICE_REMOVAL on b", e, dataLost(l),
                         "rxe0 back on b: a new connection carried " + MESSAGES + " checked messages")));
+    }
+
+    /** Afterwards: a new connection to b's echo server carries {@link #MESSAGES} checked messages, then closes. */
+    private static void newConnectionToBWorks(RdmaCm cm) throws Exception {
+        Link l = new Link();
+        l.open(cm, TwoHostFabric.PEER_PORT, PATIENT);   // patient: ARP, or b's listener re-listening
+        l.exchange(MESSAGES);
+        l.connection.close().get(30, TimeUnit.SECONDS);
     }
 
     private static ConnectionHandler echo() {
