@@ -258,7 +258,8 @@ class PeerFaultsTwoHost {
                                 dataLost(toChild), "a new connection to host b carried " + MESSAGES + " checked messages"),
                         new Row("1 (b's process was the client)", "ended: " + how, fromChild.end.get(),
                                 dataLost(fromChild).replace("echoed", "received"),
-                                "host a's listener served on until closed")));
+                                "host a's listener stayed open until the test closed it; a new connection to "
+                                        + "host b carried " + MESSAGES + " checked messages")));
     }
 
     @Test
