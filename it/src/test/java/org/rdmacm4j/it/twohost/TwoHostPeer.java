@@ -172,6 +172,11 @@ public final class TwoHostPeer {
 
         /** Closes the echo server, checks this host is at rest, listens again. */
         private String atRest() throws InterruptedException {
+            // this host's side of a connection a just closed may still be tearing down: bounded wait
+            long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+            while (cm.statistics().liveIds() > 1 && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
             int live = cm.statistics().liveIds();
             stopAll();
             String leak = ResourcesAtRestExtension.awaitRest(ResourcesAtRestExtension.baseline(), Duration.ofSeconds(15));
