@@ -243,21 +243,24 @@ class PeerFaultsTwoHost {
                     client0.how(), client0.afterMs(), killed, fromChild.connection.history(),
                     toChild.connection.history());
 
-            // afterwards: the survivor's listener still serves, and b's host (its other process) too
+            // afterwards: b's host (its other process) serves a new connection
             newConnectionToBWorks(cm);
             server.close().get(30, TimeUnit.SECONDS);
             assertThat(fromChild.echoes.inOrder.get()).isEqualTo(acked);
         }
         assertBothHostsAtRest();
-        String how = "the kernel destroyed the dead process's cm_ids (DREQ sent on its behalf)";
+        // DISCONNECTED: the kernel destroyed the dead process's cm_ids and sent their DREQs itself
+        java.util.function.Function<End, String> how = e -> e.error() == null
+                ? "DISCONNECTED: b's kernel closed the dead process's cm_ids and sent the DREQ itself"
+                : "failed (" + e.how() + ")";
         table("two-host-peer-process-kill", "Peer process SIGKILL, both roles (two hosts)",
                 "A separate process on host b (a JVM that role b spawns) is at once the server of one connection "
                         + "from host a and the client of another to host a's listener, each carrying "
                         + "checked traffic; then role b SIGKILLs it. Detection is measured on host a from the kill "
                         + "request (the command channel's round trip included). Keepalive " + keepalive() + ".",
-                List.of(new Row("1 (b's process was the server)", "ended: " + how, toChild.end.get(),
+                List.of(new Row("1 (b's process was the server)", how.apply(toChild.end.get()), toChild.end.get(),
                                 dataLost(toChild), "a new connection to host b carried " + MESSAGES + " checked messages"),
-                        new Row("1 (b's process was the client)", "ended: " + how, fromChild.end.get(),
+                        new Row("1 (b's process was the client)", how.apply(fromChild.end.get()), fromChild.end.get(),
                                 dataLost(fromChild).replace("echoed", "received"),
                                 "host a's listener stayed open until the test closed it; a new connection to "
                                         + "host b carried " + MESSAGES + " checked messages")));
