@@ -29,8 +29,9 @@ role_a="$(printf '%q ' "${java[@]}" \
   --select-class=org.rdmacm4j.it.twohost.PeerFaultsTwoHost --include-classname '.*TwoHost')"
 # printf %q quoted the ${RDMACM4J_OUT} references; let the guest's shell expand them.
 role_a="${role_a//\\\$\\\{RDMACM4J_OUT\\\}/\$\{RDMACM4J_OUT\}}"
+# Role b checks its own resources with ResourcesAtRestExtension, whose JUnit types are in the launcher jar.
 role_b="$(printf '%q ' "${java[@]}" '-Drdmacm4j.it.resting=${RDMACM4J_OUT}/rdma-resting.txt' -Drdmacm4j.it.device=rxe0 \
-  -cp "${cp}" org.rdmacm4j.it.twohost.TwoHostPeer)"
+  -cp "${cp}:${target}/launcher/junit-console.jar" org.rdmacm4j.it.twohost.TwoHostPeer)"
 role_b="${role_b//\\\$\\\{RDMACM4J_OUT\\\}/\$\{RDMACM4J_OUT\}}"
 
 set +e
