@@ -25,9 +25,12 @@ static final String HEADER = """
 
         Reading the detection times: a keepalive's bound is `(misses + 1) x period`; the tests allow
         1.5 s on top for TCG's scheduling (the poller's tick, the callback's hop), and the figures
-        show how much of it was used. In the two-host scenarios the time runs from the role's fault
-        request, and the rig acts on requests within its poll interval, so those figures include up
-        to that interval before the fault really happened. rxe counts a transport `retry_cnt` of 7
+        show how much of it was used. In the two-host scenarios the time runs from role a's fault
+        request: for QEMU faults (link cut, host death) the rig acts on requests within its 0.5 s
+        poll interval, so those figures include up to that interval before the fault really
+        happened; faults made on host b (process kill, `ip link`, `rdma link delete`) are asked for
+        over the roles' command socket, a round trip of milliseconds. After every two-host scenario
+        both surviving hosts are checked at rest (host b on request, then by the rig at the end). rxe counts a transport `retry_cnt` of 7
         (CmTuning's default) as "retry forever" (`rxe_comp.c`), so on rxe only the keepalive, or a
         smaller retry count, ends a connection to a silent peer.
         """;

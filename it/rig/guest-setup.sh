@@ -7,6 +7,8 @@ set -u
 OUT="$1"
 # shellcheck source=/dev/null
 source "${OUT}/job.env"
+# Tests that load a module of their own (BondFailoverIT: bonding) need the rig's module tree.
+export RIG_KTREE RIG_KVER
 # shellcheck source=resources.sh
 source "$(dirname "${BASH_SOURCE[0]}")/resources.sh"
 # COLUMNS: the console launcher otherwise asks stty for a width the serial console lacks.

@@ -19,6 +19,8 @@ repo=$(cd "${rigdir}/../.." && pwd)
 source "${rigdir}/kernel.sh"
 # shellcheck source=resources.sh
 source "${rigdir}/resources.sh"
+# shellcheck source=rig-lib.sh
+source "${rigdir}/rig-lib.sh"
 
 timeout_s=900
 out=""
@@ -32,15 +34,7 @@ while [[ $# -gt 0 ]]; do
 done
 [[ $# -gt 0 ]] || rig_die "usage: guest.sh [--timeout SECONDS] [--out DIR] -- COMMAND [ARGS...]"
 [[ -n "${out}" ]] || out="${repo}/it/target/guest/run-$(date +%Y%m%d-%H%M%S)-$$"
-mkdir -p "${out}"
-out=$(cd "${out}" && pwd)
-# Both paths go on the kernel command line (no white space or quotes there) and into QEMU's
-# -virtfs option (no commas there).
-for p in "${out}" "${repo}"; do
-  [[ "${p}" =~ ^[A-Za-z0-9_./@+:~%=-]+$ ]] \
-    || rig_die "'${p}' has characters the guest's kernel command line or QEMU's -virtfs cannot carry (white space, quotes, commas); clone the checkout to a plainer path"
-done
-[[ "${out}" == "${repo}"/* ]] || rig_die "results dir ${out} must lie inside the checkout ${repo}"
+out=$(rig_results_dir "${out}" "${repo}")
 rm -f "${out}/exit-status" "${out}/console.log"
 
 { printf '# the command guest.sh was asked to run\n'; printf '%q ' "$@"; printf '\n'; } > "${out}/job.sh"

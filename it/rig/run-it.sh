@@ -13,10 +13,9 @@ set -euo pipefail
 rigdir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "${rigdir}/../.." && pwd)
 target="${repo}/it/target"
-for f in "${target}/it-classpath.txt" "${target}/launcher/junit-console.jar" "${target}/classes" "${target}/test-classes"; do
-  [[ -e "${f}" ]] || { echo "run-it: ${f} is missing: build first (./mvnw install -DskipTests)" >&2; exit 2; }
-done
-[[ -n "${JAVA_HOME:-}" ]] || { source "${repo}/scripts/find-jdk.sh"; rdmacm4j_find_jdk; }
+# shellcheck source=rig-lib.sh
+source "${rigdir}/rig-lib.sh"
+rig_require_build "${target}" run-it
 
 out="${target}/guest/it-$(date +%Y%m%d-%H%M%S)-$$"
 reports="${target}/it-reports"

@@ -10,10 +10,9 @@ set -euo pipefail
 rigdir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "${rigdir}/../.." && pwd)
 target="${repo}/it/target"
-for f in "${target}/it-classpath.txt" "${target}/launcher/junit-console.jar" "${target}/classes" "${target}/test-classes"; do
-  [[ -e "${f}" ]] || { echo "run-two-hosts: ${f} is missing: build first (./mvnw package -DskipTests)" >&2; exit 2; }
-done
-[[ -n "${JAVA_HOME:-}" ]] || { source "${repo}/scripts/find-jdk.sh"; rdmacm4j_find_jdk; }
+# shellcheck source=rig-lib.sh
+source "${rigdir}/rig-lib.sh"
+rig_require_build "${target}" run-two-hosts
 
 out="${target}/guest/two-hosts-$(date +%Y%m%d-%H%M%S)-$$"
 reports="${target}/it-reports"
@@ -30,7 +29,10 @@ role_a="$(printf '%q ' "${java[@]}" \
   --select-class=org.rdmacm4j.it.twohost.PeerFaultsTwoHost --include-classname '.*TwoHost')"
 # printf %q quoted the ${RDMACM4J_OUT} references; let the guest's shell expand them.
 role_a="${role_a//\\\$\\\{RDMACM4J_OUT\\\}/\$\{RDMACM4J_OUT\}}"
-role_b="$(printf '%q ' "${java[@]}" -cp "${cp}" org.rdmacm4j.it.twohost.TwoHostPeer)"
+# Role b checks its own resources with ResourcesAtRestExtension, whose JUnit types are in the launcher jar.
+role_b="$(printf '%q ' "${java[@]}" '-Drdmacm4j.it.resting=${RDMACM4J_OUT}/rdma-resting.txt' -Drdmacm4j.it.device=rxe0 \
+  -cp "${cp}:${target}/launcher/junit-console.jar" org.rdmacm4j.it.twohost.TwoHostPeer)"
+role_b="${role_b//\\\$\\\{RDMACM4J_OUT\\\}/\$\{RDMACM4J_OUT\}}"
 
 set +e
 (cd "${repo}" && "${rigdir}/two-hosts.sh" --timeout "${RDMACM4J_TWO_HOST_TIMEOUT:-420}" --out "${out}" \

@@ -30,6 +30,8 @@ repo=$(cd "${rigdir}/../.." && pwd)
 source "${rigdir}/kernel.sh"
 # shellcheck source=resources.sh
 source "${rigdir}/resources.sh"
+# shellcheck source=rig-lib.sh
+source "${rigdir}/rig-lib.sh"
 
 timeout_s=600
 out=""
@@ -48,13 +50,8 @@ done
 [[ -n "${cmd_a}" && -n "${cmd_b}" ]] || rig_die "${usage}"
 [[ "${RDMACM4J_IT_MODE:-guest}" != host ]] || rig_die "the two-host fabric needs the guests (RDMACM4J_IT_MODE=host has one host)"
 [[ -n "${out}" ]] || out="${repo}/it/target/guest/two-hosts-$(date +%Y%m%d-%H%M%S)-$$"
+out=$(rig_results_dir "${out}" "${repo}")
 mkdir -p "${out}/a" "${out}/b"
-out=$(cd "${out}" && pwd)
-for p in "${out}" "${repo}"; do
-  [[ "${p}" =~ ^[A-Za-z0-9_./@+:~%=-]+$ ]] \
-    || rig_die "'${p}' has characters the guest's kernel command line or QEMU's -virtfs cannot carry"
-done
-[[ "${out}" == "${repo}"/* ]] || rig_die "results dir ${out} must lie inside the checkout ${repo}"
 
 "${repo}/scripts/ensure-host-packages.sh"
 rig_prepare_kernel

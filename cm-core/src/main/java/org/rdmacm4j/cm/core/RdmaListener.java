@@ -31,4 +31,10 @@ public interface RdmaListener {
 
     /** Completes when the listener is closed for any reason. */
     CompletableFuture<Void> closeFuture();
+
+    /**
+     * The listening id's recent history (states and inputs, oldest first, bounded): requests,
+     * ADDR_CHANGE, DEVICE_REMOVAL, re-listens. For diagnostics.
+     */
+    java.util.List<HistoryEntry> history();
 }

@@ -69,6 +69,56 @@ class EventsAndDeathTest {
     }
 
     @Test
+    void addrChangeOnAListenerReachesItsRequestHandlerAndTheListenerListensAgain() throws Exception {
+        listenerEventReachesItsHandlerAndTheListenerListensAgain(CmEventType.ADDR_CHANGE, "address changed");
+    }
+
+    @Test
+    void deviceRemovalOnAListenerReachesItsRequestHandlerAndTheListenerListensAgain() throws Exception {
+        listenerEventReachesItsHandlerAndTheListenerListensAgain(CmEventType.DEVICE_REMOVAL, "device removed");
+    }
+
+    private void listenerEventReachesItsHandlerAndTheListenerListensAgain(CmEventType event, String expected)
+            throws Exception {
+        try (RdmaCm cm = RdmaCm.builder().port(port).build()) {
+            var heard = new CompletableFuture<String>();
+            var self = new CompletableFuture<RdmaListener>();
+            RdmaListener l = cm.listen(SERVER, ListenOptions.defaults(), new RequestHandler() {
+                @Override
+                public void onRequest(ConnectionRequest r) {
+                    r.reject();
+                }
+
+                @Override
+                public void onAddressChanged(RdmaListener listener) {
+                    self.complete(listener);
+                    heard.complete("address changed");
+                }
+
+                @Override
+                public void onDeviceRemoved(RdmaListener listener) {
+                    self.complete(listener);
+                    heard.complete("device removed");
+                }
+            });
+            FakeId id = port.ids().getFirst();
+            int listens = port.count("listen");
+
+            port.cmEvent(id, event);
+            port.wakeup();
+
+            assertThat(heard).succeedsWithin(Duration.ofSeconds(5)).isEqualTo(expected);
+            assertThat(self.get()).isSameAs(l);
+            // the policy (relisten on both, by default): a fresh id, bound and listening again
+            eventually("re-listened", () -> port.count("listen") == listens + 1);
+            assertThat(id.destroyed()).isTrue();
+            assertThat(l.isClosed()).isFalse();
+            assertThat(l.history().toString()).contains(event.name());
+            assertThat(port.violations()).isEmpty();
+        }
+    }
+
+    @Test
     void aDeadDispatcherFailsEveryPendingFutureAndReportsItselfBroken() throws Exception {
         RdmaCm cm = RdmaCm.builder().port(port).closeTimeout(Duration.ofSeconds(2)).build();
         RdmaConnection live = cm.connect(SERVER, new Recorder()).get(5, TimeUnit.SECONDS);

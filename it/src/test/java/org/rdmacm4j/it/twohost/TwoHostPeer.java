@@ -1,31 +1,202 @@
 package org.rdmacm4j.it.twohost;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.rdmacm4j.cm.core.ConnectOptions;
+import org.rdmacm4j.cm.core.ConnectionRequest;
 import org.rdmacm4j.cm.core.ConnectionHandler;
 import org.rdmacm4j.cm.core.KeepaliveOptions;
 import org.rdmacm4j.cm.core.ListenOptions;
 import org.rdmacm4j.cm.core.RdmaCm;
 import org.rdmacm4j.cm.core.RdmaCmException;
 import org.rdmacm4j.cm.core.RdmaConnection;
+import org.rdmacm4j.cm.core.RdmaListener;
+import org.rdmacm4j.cm.core.RequestHandler;
+import org.rdmacm4j.cm.statemachine.AsyncEventType;
+import org.rdmacm4j.it.core.CheckedTraffic;
+import org.rdmacm4j.it.support.ExternalProcess;
+import org.rdmacm4j.it.support.ResourcesAtRestExtension;
 
 /**
- * Role b of the two-host fault scenarios: listens on 192.0.2.2:7500, echoes every message, and
- * keeps its accepted connections alive with a keepalive, so it notices a client it can no longer
- * reach too. Runs until the host side writes {@code stop} into its results directory (or 300 s
- * pass), then closes everything and exits 0; its host's resource counts are checked after it.
+ * Role b of the two-host fault scenarios: an echo server on 192.0.2.2:7500 (keepalive on every
+ * accepted connection, so it notices a client it can no longer reach too) and the command
+ * channel ({@link TwoHostControl}) through which role a asks for what must happen on this host:
+ * <ul>
+ *   <li>{@code spawn <port>}: start a separate peer process ({@code TwoHostPeer child <port>}) that
+ *       serves echoes on 7600 and is itself a client of role a's server on {@code port}, carrying
+ *       checked traffic; answers {@code spawned acked=<n>} once its traffic was acknowledged;</li>
+ *   <li>{@code kill}: SIGKILL that process (its cm_ids die with its rdma_cm file);</li>
+ *   <li>{@code run <shell command>}: run it here (bounded), answer its exit status and output;</li>
+ *   <li>{@code link-delete}, {@code link-restore}: {@code rdma link delete rxe0} under the echo server
+ *       and its connections, and putting it back ({@link DeviceRemoval});</li>
+ *   <li>{@code at-rest}: close the echo server, check this host's {@code rdma resource show} is back
+ *       at the rig's resting counts (one librdmacm context per device allowed, as on role a), and
+ *       listen again: every surviving host is checked after every scenario.</li>
+ * </ul>
+ * Runs until the host side writes {@code stop} into its results directory (or 420 s pass), then
+ * closes everything and exits 0; the rig checks this host's counts once more after the JVM.
  */
 public final class TwoHostPeer {
+    static final KeepaliveOptions KEEPALIVE = new KeepaliveOptions(Duration.ofMillis(200), 3);
+    /** Where the child peer process listens. */
+    static final int CHILD_PORT = 7600;
+    /** Checked messages the child sends to role a's server before it says it is ready. */
+    static final int CHILD_MESSAGES = 200;
+
     private TwoHostPeer() { }
 
     public static void main(String[] args) throws Exception {
+        if (args.length == 2 && args[0].equals("child")) {
+            child(Integer.parseInt(args[1]));
+            return;
+        }
+        ResourcesAtRestExtension.baseline();   // the rig's snapshot, before this JVM holds anything
+        var peer = new Peer();
+        peer.start();
+        TwoHostControl.serve(TwoHostFabric.B, TwoHostControl.PORT, peer::command);
+        System.out.println("peer: listening on " + TwoHostFabric.B + ":" + TwoHostFabric.PEER_PORT
+                + ", commands on " + TwoHostControl.PORT);
+        TwoHostFabric.announceReady();
         Path stop = TwoHostFabric.out().resolve("stop");
-        var accepted = new AtomicInteger();
-        var failed = new AtomicInteger();
-        ConnectionHandler echo = new ConnectionHandler() {
+        long deadline = System.nanoTime() + Duration.ofSeconds(420).toNanos();
+        while (!Files.exists(stop) && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        System.out.println("peer: " + (Files.exists(stop) ? "asked to stop" : "deadline passed"));
+        peer.stopAll();
+        System.out.println("peer: closed");
+    }
+
+    /** The echo server and the child process, driven by commands (one at a time, control thread). */
+    private static final class Peer {
+        private final AtomicInteger accepted = new AtomicInteger();
+        private final AtomicInteger failed = new AtomicInteger();
+        private RdmaCm cm;
+        private Process child;
+
+        synchronized void start() {
+            cm = RdmaCm.open();
+            RdmaListener l = cm.listen(TwoHostFabric.address(TwoHostFabric.B, TwoHostFabric.PEER_PORT),
+                    ListenOptions.defaults().withKeepalive(KEEPALIVE), new RequestHandler() {
+                        @Override
+                        public void onRequest(ConnectionRequest r) {
+                            r.accept(echo("peer", failed)).thenRun(accepted::incrementAndGet);
+                        }
+
+                        @Override
+                        public void onDeviceRemoved(RdmaListener listener) {
+                            System.out.println("peer: the listener heard DEVICE_REMOVAL; it re-listens");
+                        }
+                    });
+            System.out.println("peer: echo server " + l.localAddress());
+        }
+
+        synchronized String command(String line) {
+            String[] w = line.split(" ", 2);
+            try {
+                return switch (w[0]) {
+                    case "spawn" -> spawn(Integer.parseInt(w[1]));
+                    case "kill" -> kill();
+                    case "run" -> run(w[1]);
+                    case "at-rest" -> atRest();
+                    case "link-delete" -> String.format(java.util.Locale.ROOT, "deleted in %.0f ms",
+                            DeviceRemoval.deleteRxe0());
+                    case "link-restore" -> {
+                        DeviceRemoval.restoreRxe0();
+                        yield "restored";
+                    }
+                    default -> "error: unknown command '" + line + "'";
+                };
+            } catch (Exception e) {
+                return "error: " + e;
+            }
+        }
+
+        private String spawn(int port) throws IOException, InterruptedException {
+            if (child != null && child.isAlive()) {
+                return "error: a child is already running";
+            }
+            String java = ProcessHandle.current().info().command().orElse("java");
+            child = new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                    "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                    TwoHostPeer.class.getName(), "child", String.valueOf(port)).redirectErrorStream(true).start();
+            var ready = new CompletableFuture<String>();
+            BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+            Thread.ofPlatform().daemon().name("child-output").start(() -> {
+                try {
+                    for (String l = out.readLine(); l != null; l = out.readLine()) {
+                        System.out.println("child| " + l);
+                        if (l.startsWith("child: ready ")) {
+                            ready.complete(l.substring("child: ready ".length()));
+                        }
+                    }
+                } catch (IOException ignored) {
+                    // the child was killed
+                }
+                ready.complete("error: the child exited before it was ready");
+            });
+            try {
+                // a cold JVM under TCG, next to another guest: generous, but bounded
+                return "spawned " + ready.get(150, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                child.destroyForcibly();
+                return "error: the child did not get ready within 150 s";
+            }
+        }
+
+        private String kill() throws InterruptedException {
+            if (child == null || !child.isAlive()) {
+                return "error: no child is running";
+            }
+            long t0 = System.nanoTime();
+            child.destroyForcibly();   // SIGKILL: no cleanup in the process; the kernel closes its files
+            boolean gone = child.waitFor(10, TimeUnit.SECONDS);
+            return gone ? String.format(java.util.Locale.ROOT, "killed in %.0f ms", (System.nanoTime() - t0) / 1e6)
+                    : "error: the child outlived SIGKILL for 10 s";
+        }
+
+        private static String run(String shell) {
+            var r = ExternalProcess.run(Duration.ofSeconds(60), "sh", "-c", shell);
+            return "exit " + r.exitCode() + (r.timedOut() ? " (killed at 60 s)" : "") + ": " + r.output();
+        }
+
+        /** Closes the echo server, checks this host is at rest, listens again. */
+        private String atRest() throws InterruptedException {
+            // this host's side of a connection a just closed may still be tearing down: bounded wait
+            long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+            while (cm.statistics().liveIds() > 1 && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            int live = cm.statistics().liveIds();
+            stopAll();
+            String leak = ResourcesAtRestExtension.awaitRest(ResourcesAtRestExtension.baseline(), Duration.ofSeconds(15));
+            start();
+            // live: ids left besides the listener when asked (connections the scenario should have ended)
+            return (leak == null ? "at rest" : "NOT at rest: " + leak) + "; live connections before the check: "
+                    + (live - 1) + "; accepted so far " + accepted.get() + ", failed " + failed.get();
+        }
+
+        synchronized void stopAll() {
+            if (child != null) {
+                child.destroyForcibly();
+            }
+            cm.close();
+        }
+    }
+
+    /** Echoes every message; reports failures, async events and each connection's history when it ends. */
+    static ConnectionHandler echo(String who, AtomicInteger failed) {
+        return new ConnectionHandler() {
             @Override
             public void onMessage(RdmaConnection c, MemorySegment message) {
                 c.send(message);
@@ -34,22 +205,46 @@ public final class TwoHostPeer {
             @Override
             public void onError(RdmaConnection c, RdmaCmException e) {
                 failed.incrementAndGet();
-                System.out.println("peer: connection failed: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+                System.out.println(who + ": connection failed: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+            }
+
+            @Override
+            public void onDisconnected(RdmaConnection c) {
+                System.out.println(who + ": peer disconnected " + c);
+            }
+
+            @Override
+            public void onAsyncEvent(RdmaConnection c, AsyncEventType event) {
+                System.out.println(who + ": async event " + event + " on " + c);
+            }
+
+            @Override
+            public void onClosed(RdmaConnection c) {
+                System.out.println(who + ": closed; history " + c.history());
             }
         };
+    }
+
+    /**
+     * The child peer process: an echo server on 7600 and a client of role a's server on
+     * {@code port} that sends {@link #CHILD_MESSAGES} checked messages; says {@code child: ready
+     * acked=<n>} once they are acknowledged, then waits to be killed (at most 300 s).
+     */
+    private static void child(int port) throws Exception {
+        var failed = new AtomicInteger();
         try (RdmaCm cm = RdmaCm.open()) {
-            cm.listen(TwoHostFabric.address(TwoHostFabric.B, TwoHostFabric.PEER_PORT),
-                    ListenOptions.defaults().withKeepalive(new KeepaliveOptions(Duration.ofMillis(200), 3)),
-                    r -> r.accept(echo).thenRun(accepted::incrementAndGet));
-            System.out.println("peer: listening on " + TwoHostFabric.B + ":" + TwoHostFabric.PEER_PORT);
-            TwoHostFabric.announceReady();
-            long deadline = System.nanoTime() + Duration.ofSeconds(300).toNanos();
-            while (!Files.exists(stop) && System.nanoTime() < deadline) {
-                Thread.sleep(200);
+            cm.listen(TwoHostFabric.address(TwoHostFabric.B, CHILD_PORT), ListenOptions.defaults().withKeepalive(KEEPALIVE),
+                    r -> r.accept(echo("child", failed)));
+            RdmaConnection c = cm.connect(TwoHostFabric.address(TwoHostFabric.A, port),
+                    ConnectOptions.builder().keepalive(KEEPALIVE).build(), echo("child", failed))
+                    .get(60, TimeUnit.SECONDS);
+            var sender = new CheckedTraffic.Sender();
+            sender.send(c, CHILD_MESSAGES, 512);
+            for (CompletableFuture<Void> f : List.copyOf(sender.sends)) {
+                f.get(30, TimeUnit.SECONDS);
             }
-            System.out.println("peer: " + (Files.exists(stop) ? "asked to stop" : "deadline passed") + "; accepted "
-                    + accepted.get() + ", failed " + failed.get());
+            System.out.println("child: ready acked=" + sender.acknowledged());
+            Thread.sleep(Duration.ofSeconds(300));
         }
-        System.out.println("peer: closed");
     }
 }

@@ -1172,7 +1172,15 @@ public final class Dispatcher implements CmPort.EventSink {
                 var ex = Failures.forHandler(e.failure(), d.name(), d.historySnapshot());
                 handler(d, (h, c) -> h.onError(c, ex));
             }
-            case Notice.AddressChanged x -> handler(d, (h, c) -> h.onAddressChanged(c));
+            case Notice.AddressChanged x -> {
+                if (d.listener != null) {
+                    listenerNotice(d.listener, "ADDR_CHANGE", h -> h.onAddressChanged(d.listener));
+                } else {
+                    handler(d, (h, c) -> h.onAddressChanged(c));
+                }
+            }
+            case Notice.DeviceRemoved x when d.listener != null ->
+                    listenerNotice(d.listener, "DEVICE_REMOVAL", h -> h.onDeviceRemoved(d.listener));
             case Notice.DeviceRemoved x -> {
                 var ex = new DeviceRemovedException(d.name() + ": the RDMA device was removed", d.historySnapshot());
                 handler(d, (h, c) -> h.onError(c, ex));
@@ -1275,6 +1283,22 @@ public final class Dispatcher implements CmPort.EventSink {
                 call.accept(ep.handler);
             } catch (Throwable t) {
                 datagramCallbackFailed(ep, t);
+            }
+        });
+    }
+
+    /** A listener's ADDR_CHANGE or DEVICE_REMOVAL goes to its RequestHandler (pull-form listeners have none: history only). */
+    private void listenerNotice(ListenerImpl l, String what, Consumer<org.rdmacm4j.cm.core.RequestHandler> call) {
+        LOG.log(Level.INFO, () -> l.driver.name() + ": " + what);
+        if (l.handler == null) {
+            return;
+        }
+        l.driver.callbacks.execute(() -> {
+            try {
+                call.accept(l.handler);
+            } catch (Throwable t) {
+                stats.callbackFailures.increment();
+                LOG.log(Level.WARNING, "the RequestHandler of " + l + " threw on " + what + "; ignored", t);
             }
         });
     }

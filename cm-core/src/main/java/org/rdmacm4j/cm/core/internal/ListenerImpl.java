@@ -36,6 +36,11 @@ final class ListenerImpl implements RdmaListener {
     }
 
     @Override
+    public java.util.List<org.rdmacm4j.cm.core.HistoryEntry> history() {
+        return driver.historySnapshot();
+    }
+
+    @Override
     public InetSocketAddress localAddress() {
         return local;
     }

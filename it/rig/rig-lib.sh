@@ -1,0 +1,32 @@
+# Sourced by the rig's entry points: the checks they share, so each says the same thing the same
+# way. Needs rig_die (kernel.sh) for the guest-side checks.
+
+# rig_results_dir DIR REPO: creates DIR (the results share), prints its absolute path, and dies
+# unless the guest can mount it: both paths go on the kernel command line (no white space or
+# quotes there) and into QEMU's -virtfs option (no commas there), and DIR must lie inside the
+# checkout REPO (the guest sees the checkout, not the rest of the host's writable files).
+rig_results_dir() {
+  local dir="$1" repo="$2" p
+  mkdir -p "${dir}"
+  dir=$(cd "${dir}" && pwd)
+  for p in "${dir}" "${repo}"; do
+    [[ "${p}" =~ ^[A-Za-z0-9_./@+:~%=-]+$ ]] \
+      || rig_die "'${p}' has characters the guest's kernel command line or QEMU's -virtfs cannot carry (white space, quotes, commas); clone the checkout to a plainer path"
+  done
+  [[ "${dir}" == "${repo}"/* ]] || rig_die "results dir ${dir} must lie inside the checkout ${repo}"
+  printf '%s\n' "${dir}"
+}
+
+# rig_require_build TARGET WHO: exits 2 (saying so as WHO) unless the it module was packaged
+# (classes, test classes, the classpath file and the JUnit launcher); finds a JDK if none is set.
+rig_require_build() {
+  local target="$1" who="$2" f
+  for f in "${target}/it-classpath.txt" "${target}/launcher/junit-console.jar" "${target}/classes" "${target}/test-classes"; do
+    [[ -e "${f}" ]] || { echo "${who}: ${f} is missing: build first (./mvnw package -DskipTests)" >&2; exit 2; }
+  done
+  if [[ -z "${JAVA_HOME:-}" ]]; then
+    # shellcheck source=../../scripts/find-jdk.sh
+    source "$(cd "${target}/../.." && pwd)/scripts/find-jdk.sh"
+    rdmacm4j_find_jdk
+  fi
+}

@@ -1,0 +1,56 @@
+package org.rdmacm4j.it.twohost;
+
+import java.time.Duration;
+import java.util.Locale;
+import org.rdmacm4j.it.support.ExternalProcess;
+import org.rdmacm4j.it.support.RdmaLinks;
+
+/**
+ * {@code rdma link delete rxe0} on this host while this JVM uses it, and its undoing; both roles
+ * use it. The delete only completes once librdmacm has let go of its context on rxe0, which it
+ * does only while another RDMA device is listed ({@link RdmaLinks}), so a helper device on a
+ * fresh veth pair is added first and removed again once rxe0 is back. (Not a test class.)
+ */
+final class DeviceRemoval {
+    static final String DEVICE = "rxe0";
+    private static final String HELPER = "rxe_help";
+    private static final String HELPER_NETDEV = "vhelp0";
+
+    private DeviceRemoval() { }
+
+    /** Adds the helper, then deletes rxe0; returns how long the delete took, in ms, or throws if it did not finish. */
+    static double deleteRxe0() throws InterruptedException {
+        String modprobe = System.getenv("RIG_KTREE") == null ? "modprobe veth"
+                : "modprobe -d \"$RIG_KTREE\" -S \"$RIG_KVER\" veth";
+        var veth = ExternalProcess.run(Duration.ofSeconds(30), "sh", "-c", modprobe + " && ip link add "
+                + HELPER_NETDEV + " type veth peer name vhelp1 && ip link set " + HELPER_NETDEV + " up && "
+                + "ip link set vhelp1 up");
+        if (veth.exitCode() != 0) {
+            throw new AssertionError("no helper netdev: " + veth);
+        }
+        RdmaLinks.add(HELPER, HELPER_NETDEV, Duration.ofSeconds(30));
+        long t0 = System.nanoTime();
+        var r = RdmaLinks.delete(DEVICE, Duration.ofSeconds(30));
+        double ms = (System.nanoTime() - t0) / 1e6;
+        if (r.timedOut() || r.exitCode() != 0) {
+            throw new AssertionError(String.format(Locale.ROOT, "rdma link delete %s did not complete within 30 s: %s",
+                    DEVICE, r));
+        }
+        return ms;
+    }
+
+    /** Puts rxe0 back on eth0 (if it is gone), removes the helper, and re-pins librdmacm's cache. Idempotent. */
+    static void restoreRxe0() throws InterruptedException {
+        if (!RdmaLinks.exists(DEVICE)) {
+            RdmaLinks.add(DEVICE, "eth0", Duration.ofSeconds(60));
+        }
+        if (RdmaLinks.exists(HELPER)) {
+            var r = RdmaLinks.delete(HELPER, Duration.ofSeconds(20));
+            if (r.timedOut() || r.exitCode() != 0) {
+                throw new AssertionError("the helper device did not go: " + r);
+            }
+        }
+        ExternalProcess.run(Duration.ofSeconds(20), "sh", "-c", "ip link del " + HELPER_NETDEV + " 2>/dev/null; true");
+        RdmaLinks.nudgeLibrdmacm();   // librdmacm's context on the new rxe0: the resting baseline counts one
+    }
+}
