@@ -60,6 +60,9 @@ class BacklogOverflowIT {
             var undecided = new LinkedBlockingQueue<ConnectionRequest>();
             var accepted = new LinkedBlockingQueue<RdmaConnection>();
             var forgotten = new AtomicInteger();
+            // The application forgets requests during the flood only: the connection made afterwards to
+            // show the listener still serves must not draw the short straw.
+            var forgetful = new java.util.concurrent.atomic.AtomicBoolean(true);
             RdmaListener l = serverCm.listen(CmFixtures.server(0), ListenOptions.defaults().withBacklog(BACKLOG)
                     .withMaxPendingRequests(MAX_PENDING).withDecisionTimeout(DECISION_TIMEOUT), undecided::add);
             // The slow application: one decision per DECIDE_EVERY; every third request it takes is forgotten.
@@ -68,7 +71,7 @@ class BacklogOverflowIT {
                 try {
                     while (!Thread.currentThread().isInterrupted()) {
                         ConnectionRequest r = undecided.take();
-                        if (++taken % 3 == 0) {
+                        if (++taken % 3 == 0 && forgetful.get()) {
                             forgotten.incrementAndGet();
                         } else {
                             r.accept(ConnectionHandler.none()).thenAccept(accepted::add);
@@ -138,13 +141,16 @@ class BacklogOverflowIT {
                 assertThat(busy + deadline).as("the flood overflowed the kernel's backlog or the bound on "
                         + "undecided requests").isPositive();
                 assertThat(ok).as("the slow application still accepted some").isPositive();
-                assertThat(expired).as("every forgotten request was rejected at its decision timeout")
-                        .isEqualTo(forgotten.get());
+                // A request forgotten late in the flood may outlive its connector's own deadline: that
+                // connector then counts under ConnectTimeoutException, never as accepted or lost.
+                assertThat(expired).as("forgotten requests are rejected at their decision timeout, unless the "
+                        + "connector's own deadline came first").isPositive().isLessThanOrEqualTo(forgotten.get());
                 assertThat(slowest.values()).as("every answer within the connect deadline (+ TCG slack)")
                         .allMatch(ms -> ms <= BOUND.toMillis() + 5_000);
                 org.awaitility.Awaitility.await().atMost(CmFixtures.WAIT).until(() -> accepted.size() == ok);
 
                 // The listener keeps serving: a new connection (retrying BUSY, as a client should) is accepted.
+                forgetful.set(false);
                 RdmaConnection after = await(clientCm.connect(CmFixtures.target(l), ConnectOptions.defaults(),
                         ConnectionHandler.none()));
                 RdmaConnection afterServer = accepted.poll(CmFixtures.WAIT.toMillis(), TimeUnit.MILLISECONDS);

@@ -53,6 +53,8 @@ import org.rdmacm4j.it.support.SoftRoceTest;
 class PeerFaultsTwoHost {
     private static final KeepaliveOptions KEEPALIVE = TwoHostPeer.KEEPALIVE;
     private static final Duration SLACK = Duration.ofMillis(1500);
+    /** From the delete's start until each connection has heard DEVICE_REMOVAL: ended, not hung. */
+    private static final Duration DEVICE_REMOVAL_BOUND = Duration.ofSeconds(15);
     private static final int MESSAGES = 200;
     /** Retries "no listener", address and route errors: ARP and the peer's port after a link comes back. */
     private static final RetryPolicy PATIENT = new RetryPolicy(1000, Duration.ofMillis(200), Duration.ofSeconds(1), 2,
@@ -128,10 +130,19 @@ class PeerFaultsTwoHost {
          * or a typed error within the keepalive's bound, and that a send now fails typed.
          */
         End awaitEnd() throws Exception {
+            return awaitEnd(KEEPALIVE.worstDetection().plus(SLACK));
+        }
+
+        /**
+         * As {@link #awaitEnd()} with another bound: a device removal is reported while
+         * {@code rdma link delete} runs, which takes its own (TCG-slow, 0.7-2.3 s) time, so the
+         * keepalive's bound does not apply to it; there the point is that it ends, typed, not hung.
+         */
+        End awaitEnd(Duration bound) throws Exception {
             End e = end.get(30, TimeUnit.SECONDS);
             connection.closeFuture().get(30, TimeUnit.SECONDS);
-            assertThat(e.afterMs()).as("%s detected within (misses + 1) x period + slack", e)
-                    .isLessThanOrEqualTo(KEEPALIVE.worstDetection().plus(SLACK).toMillis());
+            assertThat(e.afterMs()).as("%s detected within %d ms", e, bound.toMillis())
+                    .isLessThanOrEqualTo(bound.toMillis());
             assertTypedFailure(connection.send(CheckedTraffic.message(-1, 64)));
             return e;
         }
@@ -302,8 +313,8 @@ class PeerFaultsTwoHost {
                 toB.fault();
                 local.fault();
                 deleteMs = DeviceRemoval.deleteRxe0();
-                assertThat(toB.awaitEnd().how()).isEqualTo(DeviceRemovedException.class.getSimpleName());
-                assertThat(local.awaitEnd().how()).isEqualTo(DeviceRemovedException.class.getSimpleName());
+                assertThat(toB.awaitEnd(DEVICE_REMOVAL_BOUND).how()).isEqualTo(DeviceRemovedException.class.getSimpleName());
+                assertThat(local.awaitEnd(DEVICE_REMOVAL_BOUND).how()).isEqualTo(DeviceRemovedException.class.getSimpleName());
                 assertThat(listenerHeard.get(10, TimeUnit.SECONDS)).isGreaterThanOrEqualTo(toB.faultAt);
                 Awaitility.await().atMost(Duration.ofSeconds(30)).until(() ->
                         served.stream().allMatch(RdmaConnection::isClosed));
