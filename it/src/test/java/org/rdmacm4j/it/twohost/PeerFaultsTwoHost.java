@@ -277,7 +277,7 @@ class PeerFaultsTwoHost {
                                         + "host b carried " + MESSAGES + " checked messages")));
     }
 
-    // `ip link set eth0 down` / `up` inside a guest (branch `twohost`, linkDownThenUp) is not run here:
+    // `ip link set eth0 down` / `up` inside a guest (linkDownThenUp, in this file at commit 65ef4e8) is not run here:
     // in its one run (2026-11-23 10:45) host b was unreachable for new RC connections for at least
     // 30 s after `up` (REQ unanswered, rxe0 port ACTIVE again), which also failed every later
     // scenario. Why is not known yet; see issue 10's note.
@@ -349,7 +349,7 @@ class PeerFaultsTwoHost {
                                         + MESSAGES + " checked messages)")));
     }
 
-    // `rdma link delete` on host b (branch `twohost`, linkDeleteOnHostBUnderItsListenerAndALiveConnection)
+    // `rdma link delete` on host b (linkDeleteOnHostBUnderItsListenerAndALiveConnection, in this file at commit 65ef4e8)
     // is not run here: in its one run (2026-11-23 10:50) b's listener and connection heard
     // DEVICE_REMOVAL as they should, but b did not answer the following `link-restore` command
     // within 90 s, which left b unusable for the scenarios after it. Not understood yet.
