@@ -52,7 +52,12 @@ import org.rdmacm4j.it.support.SoftRoceTest;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PeerFaultsTwoHost {
     private static final KeepaliveOptions KEEPALIVE = TwoHostPeer.KEEPALIVE;
-    private static final Duration SLACK = Duration.ofMillis(1500);
+    /**
+     * On top of the keepalive's (misses + 1) x period: up to 0.5 s until the rig acts on a fault
+     * request (it polls), and TCG scheduling on a loaded CI machine. Measured here: 0.7-1.3 s in
+     * all; the bound is about "ends, typed, within seconds", not a speed figure.
+     */
+    private static final Duration SLACK = Duration.ofMillis(2500);
     /** From the delete's start until each connection has heard DEVICE_REMOVAL: ended, not hung. */
     private static final Duration DEVICE_REMOVAL_BOUND = Duration.ofSeconds(15);
     private static final int MESSAGES = 200;
