@@ -2,11 +2,8 @@ package org.rdmacm4j.cm.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rdmacm4j.cm.core.internal.FakeCmPort;
 import org.rdmacm4j.cm.core.internal.Recorder;
@@ -20,24 +17,31 @@ import org.rdmacm4j.cm.statemachine.CmEventType;
  * removal or a close that arrives within the grace explains it: no error. The guest half (a raw
  * peer's RDMA WRITE with a foreign rkey, and graceful closes reporting nothing) is WireFaultsIT.
  */
-class UnexplainedFlushTest {
-    static final InetSocketAddress SERVER = new InetSocketAddress(InetAddress.getLoopbackAddress(), 7471);
+class UnexplainedFlushTest extends OverFakePort {
     static final Duration GRACE = FakeCmPort.FLUSH_GRACE;
-
-    final FakeCmPort port = new FakeCmPort();
-    final RdmaCm cm = RdmaCm.builder().port(port).closeTimeout(Duration.ofSeconds(5)).build();
-
-    @AfterEach
-    void tearDown() {
-        cm.close();
-        assertThat(port.isClosed()).isTrue();
-        assertThat(port.violations()).isEmpty();
-    }
 
     private RdmaConnection connect(Recorder h) throws Exception {
         RdmaConnection c = cm.connect(SERVER, h).get(5, TimeUnit.SECONDS);
         h.await("established");
         return c;
+    }
+
+    /**
+     * A connection whose receives flush, then {@code event} within the grace; waits until it is
+     * closed and past the verdict (which must find the teardown), and returns its recorder.
+     */
+    private Recorder flushThenWithinTheGrace(CmEventType event) throws Exception {
+        Recorder h = new Recorder();
+        RdmaConnection c = connect(h);
+        FakeCmPort.FakeId id = port.ids().getFirst();
+        FakeCmPort.receivesFlushed(c);
+        port.cmEvent(id, event);
+        port.wakeup();
+
+        assertThat(c.closeFuture()).succeedsWithin(Duration.ofSeconds(10));
+        h.await("closed");
+        Thread.sleep(GRACE.multipliedBy(2).toMillis());
+        return h;
     }
 
     @Test
@@ -66,32 +70,14 @@ class UnexplainedFlushTest {
 
     @Test
     void aPeerDisconnectWithinTheGraceExplainsTheFlush() throws Exception {
-        Recorder h = new Recorder();
-        RdmaConnection c = connect(h);
-        FakeCmPort.FakeId id = port.ids().getFirst();
-        FakeCmPort.receivesFlushed(c);
-        port.cmEvent(id, CmEventType.DISCONNECTED);
-        port.wakeup();
-
-        assertThat(c.closeFuture()).succeedsWithin(Duration.ofSeconds(10));
-        h.await("closed");
-        Thread.sleep(GRACE.multipliedBy(2).toMillis());   // past the verdict: it must find the teardown
+        Recorder h = flushThenWithinTheGrace(CmEventType.DISCONNECTED);
         assertThat(h.events()).containsExactly("established", "disconnected", "closed");
         assertThat(h.lastError).isNull();
     }
 
     @Test
     void aDeviceRemovalWithinTheGraceExplainsTheFlush() throws Exception {
-        Recorder h = new Recorder();
-        RdmaConnection c = connect(h);
-        FakeCmPort.FakeId id = port.ids().getFirst();
-        FakeCmPort.receivesFlushed(c);
-        port.cmEvent(id, CmEventType.DEVICE_REMOVAL);
-        port.wakeup();
-
-        assertThat(c.closeFuture()).succeedsWithin(Duration.ofSeconds(10));
-        h.await("closed");
-        Thread.sleep(GRACE.multipliedBy(2).toMillis());
+        Recorder h = flushThenWithinTheGrace(CmEventType.DEVICE_REMOVAL);
         assertThat(h.events()).as("one error: the device's, not the flush's").containsExactly("established", "error",
                 "closed");
         assertThat(h.lastError).isInstanceOf(DeviceRemovedException.class);
