@@ -8,6 +8,9 @@
 #      RDMACM4J_IT_TIMEOUT whole-suite deadline in seconds (default 1500)
 #      RDMACM4J_IT_JAVA_OPTS extra JVM options for the guest JVM, e.g. the on-demand load step
 #                          "-Drdmacm4j.it.liveConnections=10000 -Xmx3g"
+#      RDMACM4J_IT_OPEN_FILES open-file limit for the guest JVM (ulimit -n), for on-demand
+#                          load runs: every connection holds one completion-channel fd, and
+#                          the default hard limit (4096) stops at 2,000 pairs (EMFILE)
 #      RDMACM4J_IT_MODE=host, RDMACM4J_SERVER_ADDR/CLIENT_ADDR/DEVICE: see README.
 set -euo pipefail
 rigdir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -16,6 +19,8 @@ target="${repo}/it/target"
 # shellcheck source=rig-lib.sh
 source "${rigdir}/rig-lib.sh"
 rig_require_build "${target}" run-it
+[[ "${RDMACM4J_IT_OPEN_FILES:-0}" =~ ^[0-9]+$ ]] \
+  || { echo "run-it: RDMACM4J_IT_OPEN_FILES must be a number, not '${RDMACM4J_IT_OPEN_FILES}'" >&2; exit 2; }
 
 out="${target}/guest/it-$(date +%Y%m%d-%H%M%S)-$$"
 reports="${target}/it-reports"
@@ -48,6 +53,10 @@ java_cmd=(java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
   --class-path "${target}/test-classes:${target}/classes:$(cat "${target}/it-classpath.txt")"
   --reports-dir "${out}/junit"
   "${selectors[@]}")
+
+if [[ -n "${RDMACM4J_IT_OPEN_FILES:-}" ]]; then
+  java_cmd=(bash -c 'ulimit -n "$1" && shift && exec "$@"' ulimit "${RDMACM4J_IT_OPEN_FILES}" "${java_cmd[@]}")
+fi
 
 set +e
 (cd "${repo}" && "${rigdir}/guest.sh" --timeout "${RDMACM4J_IT_TIMEOUT:-1500}" --out "${out}" -- "${java_cmd[@]}")
