@@ -77,6 +77,13 @@ public final class Dispatcher implements CmPort.EventSink {
      * was already on its way when the poller saw the flush (a DEVICE_REMOVAL, a QP async event, a
      * close) is drained and stepped well within it, even on TCG.
      */
+    /**
+     * The most user/API tasks run per loop turn, between two reads of the CM events and poller
+     * answers. Small enough that the first connect of a burst is not held up by the burst; large
+     * enough that a quiet dispatcher still runs a batch per wake-up.
+     */
+    static final int TASKS_PER_TURN = 16;
+
     static final long FLUSH_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     /** Tunables of one dispatcher (from RdmaCm.Builder). */
@@ -94,6 +101,12 @@ public final class Dispatcher implements CmPort.EventSink {
     /** The gates of the step barriers in use (weak: a barrier nobody holds any more goes away). Dispatcher thread. */
     private final Map<org.rdmacm4j.cm.core.StepBarrier, LockstepGate> gates = new java.util.WeakHashMap<>();
     private final ArrayDeque<Task> tasks = new ArrayDeque<>();   // guarded by itself
+    /**
+     * Answers from the completion pollers (a QP drained, a CQ quiesced, a flush to judge): they carry
+     * deadlines of their own (the machine's quiesce timer), so they never wait behind user tasks;
+     * drained in full every loop turn, before timers. Guarded by {@link #tasks}, like the door.
+     */
+    private final ArrayDeque<Runnable> answers = new ArrayDeque<>();
     private final Set<IdDriver> live = new LinkedHashSet<>();
     private final Map<Long, NativeId> offered = new HashMap<>();
     /** An input for another id produced while an id's actions ran; fed once that step is done. */
@@ -559,6 +572,19 @@ public final class Dispatcher implements CmPort.EventSink {
         submit(new CompletableFuture<>(), work);
     }
 
+    /**
+     * Queues a poller's answer (see {@link #answers}). Any thread. After the door closed it is dropped:
+     * the loop is retiring every id anyway, and nothing owes a future to an answer.
+     */
+    private void answer(Runnable work) {
+        synchronized (tasks) {
+            if (accepting) {
+                answers.add(work);
+                port.wakeup();
+            }
+        }
+    }
+
     // ------------------------------------------------------------------ the loop (dispatcher thread)
 
     private void loop() {
@@ -566,19 +592,22 @@ public final class Dispatcher implements CmPort.EventSink {
             while (!stopRequested) {
                 long wait = timers.nanosUntilNext(clock.getAsLong(), MAX_WAIT_NANOS);
                 synchronized (tasks) {
-                    if (!tasks.isEmpty()) {
+                    if (!tasks.isEmpty() || !answers.isEmpty()) {
                         wait = 0;
                     }
                 }
                 port.await(wait);
                 port.drainEvents(this);
-                runTasks();
+                runAnswers();
+                runTasks(TASKS_PER_TURN);
+                runAnswers();   // those the tasks' actions just produced (a synchronous fake poller)
                 fireTimers();
             }
             synchronized (tasks) {
                 accepting = false;
             }
-            runTasks();   // what was queued before the door closed still runs
+            runTasks(Integer.MAX_VALUE);   // what was queued before the door closed still runs
+            runAnswers();
             retireAllForShutdown(null);
         } catch (Throwable t) {
             broken = t;
@@ -598,8 +627,13 @@ public final class Dispatcher implements CmPort.EventSink {
         }
     }
 
-    private void runTasks() {
-        while (true) {
+    /**
+     * Runs at most {@code limit} queued tasks: under a burst (500 connects, 500 closes) the CM events
+     * and poller answers that the first tasks caused are handled next turn instead of after the
+     * whole burst.
+     */
+    private void runTasks(int limit) {
+        for (int i = 0; i < limit; i++) {
             Task t;
             synchronized (tasks) {
                 t = tasks.poll();
@@ -608,6 +642,20 @@ public final class Dispatcher implements CmPort.EventSink {
                 return;
             }
             t.work().run();
+        }
+    }
+
+    /** Runs every queued poller answer, including those queued while running them. */
+    private void runAnswers() {
+        while (true) {
+            Runnable a;
+            synchronized (tasks) {
+                a = answers.poll();
+            }
+            if (a == null) {
+                return;
+            }
+            a.run();
         }
     }
 
@@ -934,9 +982,9 @@ public final class Dispatcher implements CmPort.EventSink {
             case Action.Notify n -> port.notifyEstablished(d.nativeId);
             case Action.Disconnect x -> port.disconnect(d.nativeId);
             case Action.DrainQp x -> port.drainQp(d.nativeId,
-                    () -> execute(() -> feed(d, new Input.Quiesced(Input.Resource.QP))));
+                    () -> answer(() -> feed(d, new Input.Quiesced(Input.Resource.QP))));
             case Action.QuiesceCq x -> port.quiesceCq(d.nativeId,
-                    () -> execute(() -> feed(d, new Input.Quiesced(Input.Resource.CQ))));
+                    () -> answer(() -> feed(d, new Input.Quiesced(Input.Resource.CQ))));
             case Action.DestroyQp x -> port.destroyQp(d.nativeId);
             case Action.DestroyCq x -> port.destroyCq(d.nativeId);
             case Action.DestroyCompChannel x -> port.destroyCompChannel(d.nativeId);
@@ -1322,7 +1370,7 @@ public final class Dispatcher implements CmPort.EventSink {
      * that tears the connection down is stepped there too, before or after, never during.
      */
     void unexplainedFlush(ConnectionImpl c, org.rdmacm4j.verbs.ibv.WcStatus status) {
-        execute(() -> timers.runAt(clock.getAsLong() + FLUSH_GRACE_NANOS, () -> judgeFlush(c, status)));
+        answer(() -> timers.runAt(clock.getAsLong() + FLUSH_GRACE_NANOS, () -> judgeFlush(c, status)));
     }
 
     private void judgeFlush(ConnectionImpl c, org.rdmacm4j.verbs.ibv.WcStatus status) {
@@ -1451,7 +1499,7 @@ public final class Dispatcher implements CmPort.EventSink {
         if (nid != null && !d.idDestroyed) {
             d.idDestroyed = true;
             try {
-                port.quiesceCq(nid, () -> execute(() -> {
+                port.quiesceCq(nid, () -> answer(() -> {
                     port.destroyQp(nid);
                     port.destroyCq(nid);
                     port.destroyCompChannel(nid);

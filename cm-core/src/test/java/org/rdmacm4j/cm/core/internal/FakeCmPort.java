@@ -123,6 +123,13 @@ public final class FakeCmPort implements CmPort {
         }
     }
 
+    /** The hook {@link #onCall} set for {@code call}, or null. */
+    public Consumer<FakeId> hookFor(String call) {
+        synchronized (lock) {
+            return hooks.get(call);
+        }
+    }
+
     /** Runs {@code hook} inside every later {@code call} (on the dispatcher thread), after recording it. */
     public void onCall(String call, Consumer<FakeId> hook) {
         synchronized (lock) {
