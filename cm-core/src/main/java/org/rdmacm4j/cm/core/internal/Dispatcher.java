@@ -104,9 +104,10 @@ public final class Dispatcher implements CmPort.EventSink {
     /**
      * Answers from the completion pollers (a QP drained, a CQ quiesced, a flush to judge): they carry
      * deadlines of their own (the machine's quiesce timer), so they never wait behind user tasks;
+     * so do the application's accepts of requests already offered (the listener's decision deadline).
      * drained in full every loop turn, before timers. Guarded by {@link #tasks}, like the door.
      */
-    private final ArrayDeque<Runnable> answers = new ArrayDeque<>();
+    private final ArrayDeque<Task> answers = new ArrayDeque<>();
     private final Set<IdDriver> live = new LinkedHashSet<>();
     private final Map<Long, NativeId> offered = new HashMap<>();
     /** An input for another id produced while an id's actions ran; fed once that step is done. */
@@ -230,7 +231,8 @@ public final class Dispatcher implements CmPort.EventSink {
     CompletableFuture<RdmaConnection> accept(RequestImpl r, ConnectionHandler handler, AcceptOptions options) {
         CmFuture<RdmaConnection> f = new CmFuture<>();
         IdDriver p = r.driver;
-        submit(f, () -> {
+        // An offered request's decision deadline runs: the accept must not queue behind a burst.
+        submitAnswer(f, () -> {
             if (p.connection == null) {
                 p.connection = new ConnectionImpl(this, p, handler, clock.getAsLong());
                 p.connection.peer = r.peerAddress();
@@ -579,10 +581,25 @@ public final class Dispatcher implements CmPort.EventSink {
     private void answer(Runnable work) {
         synchronized (tasks) {
             if (accepting) {
-                answers.add(work);
+                answers.add(new Task(work, new CompletableFuture<>()));
                 port.wakeup();
             }
         }
+    }
+
+    /** Like {@link #submit}, into {@link #answers}: for work with a deadline already running. Any thread. */
+    private void submitAnswer(CompletableFuture<?> owner, Runnable work) {
+        synchronized (tasks) {
+            if (accepting) {
+                answers.add(new Task(work, owner));
+                port.wakeup();
+                return;
+            }
+        }
+        Throwable cause = broken;
+        owner.completeExceptionally(cause != null
+                ? new ConnectionFailedException("the rdmacm4j dispatcher died", List.of(), cause)
+                : new ConnectionClosedException("the RdmaCm is closed", List.of()));
     }
 
     // ------------------------------------------------------------------ the loop (dispatcher thread)
@@ -648,14 +665,14 @@ public final class Dispatcher implements CmPort.EventSink {
     /** Runs every queued poller answer, including those queued while running them. */
     private void runAnswers() {
         while (true) {
-            Runnable a;
+            Task a;
             synchronized (tasks) {
                 a = answers.poll();
             }
             if (a == null) {
                 return;
             }
-            a.run();
+            a.work().run();
         }
     }
 
@@ -664,6 +681,9 @@ public final class Dispatcher implements CmPort.EventSink {
         while (true) {
             synchronized (tasks) {
                 t = tasks.poll();
+                if (t == null) {
+                    t = answers.poll();
+                }
             }
             if (t == null) {
                 return;
