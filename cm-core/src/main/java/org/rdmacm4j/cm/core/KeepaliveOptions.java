@@ -15,8 +15,8 @@ import java.util.Objects;
  * and is aborted. The queue pair may give up first: its own retries of the probe end in
  * {@code IBV_WC_RETRY_EXC_ERR}, also a {@code PeerUnresponsiveException}.
  *
- * <p>So a dead peer is noticed within {@code (misses + 1) * period} (the first probe after the
- * death, then {@code misses} unanswered periods), or within the queue pair's transport retry time,
+ * <p>So a dead peer is noticed within {@code (misses + 1) * period + 200 ms} (the first probe after
+ * the death, then {@code misses} unanswered periods, then the dispatcher's grace on the verdict), or within the queue pair's transport retry time,
  * whichever is shorter. Choose {@code period * misses} well above the longest time one of your
  * own transfers can occupy the send queue, since a probe completes only after the work posted
  * before it.
@@ -41,8 +41,17 @@ public record KeepaliveOptions(Duration period, int misses) {
         }
     }
 
-    /** The longest time from a peer's death to the connection's failure, by the keepalive alone. */
+    /**
+     * The dispatcher's grace before it acts on a verdict (the one it gives an unexplained flush):
+     * a DISCONNECTED already on its way then ends the connection instead of "unresponsive".
+     */
+    static final Duration VERDICT_GRACE = Duration.ofMillis(200);
+
+    /**
+     * The longest time from a peer's death to the connection's failure, by the keepalive alone:
+     * {@code (misses + 1) * period}, plus the dispatcher's 200 ms grace on the verdict.
+     */
     public Duration worstDetection() {
-        return period.multipliedBy(misses + 1L);
+        return period.multipliedBy(misses + 1L).plus(VERDICT_GRACE);
     }
 }

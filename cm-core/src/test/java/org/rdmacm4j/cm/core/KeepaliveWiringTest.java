@@ -42,7 +42,8 @@ class KeepaliveWiringTest extends OverFakePort {
         assertThatThrownBy(() -> ListenOptions.defaults().withKeepalive(Duration.ofSeconds(1), -1))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThat(port.names()).isEmpty();
-        assertThat(new KeepaliveOptions(Duration.ofMillis(200), 4).worstDetection()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(new KeepaliveOptions(Duration.ofMillis(200), 4).worstDetection()).as("5 periods, then the grace")
+                .isEqualTo(Duration.ofSeconds(1).plus(FakeCmPort.FLUSH_GRACE));
         assertThat(ConnectOptions.defaults().keepalive()).as("off by default").isNull();
         assertThat(ListenOptions.defaults().keepalive()).as("off by default").isNull();
     }

@@ -216,10 +216,13 @@ final class ConnectionImpl implements RdmaConnection {
         dispatcher.unexplainedFlush(this, status);
     }
 
-    /** The keepalive's verdict. Poller thread. */
+    /**
+     * The keepalive's verdict. Poller thread. The dispatcher decides after its grace, so that a
+     * DISCONNECTED already on its way (the peer closed normally) ends the connection instead.
+     */
     void peerUnresponsive(String reason, org.rdmacm4j.verbs.ibv.WcStatus status) {
-        dataPathFailed(new org.rdmacm4j.cm.core.PeerUnresponsiveException(this + ": " + reason
-                + "; the connection is being torn down", status == null ? null : status.cName(), history()));
+        dispatcher.keepaliveVerdict(this, () -> new org.rdmacm4j.cm.core.PeerUnresponsiveException(this + ": "
+                + reason + "; the connection is being torn down", status == null ? null : status.cName(), history()));
     }
 
     /** The failure tearing this connection down, or null: the cause given to operations it cut short. */

@@ -1381,27 +1381,45 @@ public final class Dispatcher implements CmPort.EventSink {
 
     /**
      * The message channel's receives flushed while the connection was not being torn down by us
-     * ({@link FailedCompletion#UNEXPLAINED_FLUSH}). Poller thread: the verdict is the dispatcher's,
-     * {@link #FLUSH_GRACE_NANOS} later. Only the dispatcher moves a QP to ERR on purpose, and always
-     * after the machine left ESTABLISHED; so if the connection is still ESTABLISHED then, nothing we
-     * did and nothing the CM or the device reported explains the flush: the transport or the
-     * application moved the QP to ERR (a peer's RDMA access with a key it was never given, say), and
-     * the connection has failed. Judging on the dispatcher makes the rule race-free: every event
-     * that tears the connection down is stepped there too, before or after, never during.
+     * ({@link FailedCompletion#UNEXPLAINED_FLUSH}). Poller thread. Only the dispatcher moves a QP to
+     * ERR on purpose, and always after the machine left ESTABLISHED; so if the connection is still
+     * ESTABLISHED after the grace ({@link #judgeAfterGrace}), nothing we did and nothing the CM or the
+     * device reported explains the flush: the transport or the application moved the QP to ERR (a
+     * peer's RDMA access with a key it was never given, say), and the connection has failed.
      */
     void unexplainedFlush(ConnectionImpl c, org.rdmacm4j.verbs.ibv.WcStatus status) {
-        answer(() -> timers.runAt(clock.getAsLong() + FLUSH_GRACE_NANOS, () -> judgeFlush(c, status)));
+        judgeAfterGrace(c, () -> Failures.completionFailed(c.driver.name() + ": the queue pair went to the error "
+                + "state (its receives completed with " + status.cName() + ") with no disconnect or close from either "
+                + "side and no event that explains it; the peer may have made an RDMA access this connection never "
+                + "allowed (a key it was not given); the connection is being torn down", status, c.history()));
     }
 
-    private void judgeFlush(ConnectionImpl c, org.rdmacm4j.verbs.ibv.WcStatus status) {
-        IdDriver d = c.driver;
-        if (d.retired || !"ESTABLISHED".equals(d.phase())) {
-            return;   // a teardown (ours, the peer's, the device's) began meanwhile: it explains the flush
-        }
-        c.dataPathFailed(Failures.completionFailed(c.driver.name() + ": the queue pair went to the error state "
-                + "(its receives completed with " + status.cName() + ") with no disconnect or close from either side "
-                + "and no event that explains it; the peer may have made an RDMA access this connection never "
-                + "allowed (a key it was not given); the connection is being torn down", status, c.history()));
+    /**
+     * The keepalive gave up on {@code c} (a probe unanswered for its misses, or failed). Poller
+     * thread. Judged like an unexplained flush ({@link #judgeAfterGrace}): a peer that closed
+     * normally has its DISCONNECTED (or a device its DEVICE_REMOVAL) already on the way when its
+     * probes stop being answered, and that explanation, not "unresponsive", is how the connection ended.
+     */
+    void keepaliveVerdict(ConnectionImpl c, java.util.function.Supplier<org.rdmacm4j.cm.core.DataPathException> failure) {
+        judgeAfterGrace(c, failure);
+    }
+
+    /**
+     * A failure the poller noticed, decided on the dispatcher {@link #FLUSH_GRACE_NANOS} later: if
+     * the connection is still ESTABLISHED then, nothing explained it and it fails with {@code failure};
+     * otherwise a teardown (ours, the peer's, the device's) began meanwhile and the notice is dropped.
+     * Judging on the dispatcher makes the rule race-free: every event that tears the connection down
+     * is stepped there too, before or after, never during.
+     */
+    private void judgeAfterGrace(ConnectionImpl c, java.util.function.Supplier<org.rdmacm4j.cm.core.DataPathException> failure) {
+        // An answer, not a task: behind a burst of user tasks (16 per turn) the grace would start late.
+        answer(() -> timers.runAt(clock.getAsLong() + FLUSH_GRACE_NANOS, () -> {
+            IdDriver d = c.driver;
+            if (d.retired || !"ESTABLISHED".equals(d.phase())) {
+                return;   // a teardown (ours, the peer's, the device's) began meanwhile: it explains the notice
+            }
+            c.dataPathFailed(failure.get());
+        }));
     }
 
     /** A user callback that ran outside the callback executor threw (onMessage on a poller). Any thread. */
