@@ -4,10 +4,11 @@
 # and ib_write_bw -R -t 64, interleaved A B C A B C, BENCH_REPS times (default 3). Prints one line
 # per run: "impl rep MB/s". Package first (./mvnw -q -o package -DskipTests); runs under the guest lock.
 #
-#   benchmarks/ab-writebw.sh [OUT_DIR]
+#   benchmarks/ab-writebw.sh [OUT_DIR inside the checkout]
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-out=${1:-$(mktemp -d /tmp/ab-writebw.XXXXXX)}
+mkdir -p "${repo}/benchmarks/target"
+out=${1:-$(mktemp -d "${repo}/benchmarks/target/ab-writebw.XXXXXX")}   # guest.sh: inside the checkout
 mkdir -p "${out}"
 cp "${repo}/benchmarks/target/benchmarks.jar" "${out}/benchmarks.jar"   # later rebuilds do not touch this run
 cat > "${out}/ab.sh" <<'GUEST'
