@@ -7,6 +7,8 @@
 #   benchmarks/ab-writebw.sh [OUT_DIR inside the checkout]
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "${repo}/scripts/find-jdk.sh"
+rdmacm4j_find_jdk >/dev/null   # JAVA_HOME: guest.sh puts it on the guest's PATH
 mkdir -p "${repo}/benchmarks/target"
 out=${1:-$(mktemp -d "${repo}/benchmarks/target/ab-writebw.XXXXXX")}   # guest.sh: inside the checkout
 mkdir -p "${out}"
@@ -18,8 +20,9 @@ java_cmd=(java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC --enable-native-access=A
 for rep in $(seq 1 "${BENCH_REPS}"); do
   for w in 64 16; do
     port=$((port + 1))
-    mb=$(timeout -k 5 120 "${java_cmd[@]}" org.rdmacm4j.benchmarks.CmBench writebw "$s" "$c" "$port" "$size" "$count" "$w" \
-      | awk '/^MB\/s/ {print $2}')
+    timeout -k 5 120 "${java_cmd[@]}" org.rdmacm4j.benchmarks.CmBench writebw "$s" "$c" "$port" "$size" "$count" "$w" \
+      > "${OUT}/java-w${w}-r${rep}.txt" 2>&1
+    mb=$(awk '/^MB\/s/ {print $2}' "${OUT}/java-w${w}-r${rep}.txt")
     echo "rdmacm4j-window${w} ${rep} ${mb:-FAILED}"
   done
   port=$((port + 1))
