@@ -20,7 +20,7 @@ wall() { local t0 t1; t0=$(date +%s.%N); "$@"; t1=$(date +%s.%N); echo "wall $(e
 cmtime_pair() {   # cmtime_pair PORT: twin server and client, N = 100; prints the client's wall time
   examples/bin/cmtime -b "$s" -p "$1" -c 100 > "${OUT}/srv-$1.txt" 2>&1 &
   local spid=$!
-  for _ in $(seq 1 600); do rdma resource show cm_id 2>/dev/null | grep -q "src-addr $s:$1" && break; sleep 0.1; done
+  for _ in $(seq 1 600); do rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q "$s:$1 " && break; sleep 0.1; done
   wall timeout -k 5 300 examples/bin/cmtime -s "$s" -b "$c" -p "$1" -c 100 > "${OUT}/cli-$1.txt" 2>&1
   tail -1 "${OUT}/cli-$1.txt"
   wait "$spid"
