@@ -46,6 +46,8 @@ port=20000
   echo "java $(java -version 2>&1 | head -2 | tail -1)"
   echo "reps ${reps}"
   echo "lockstep ${BENCH_LOCKSTEP:-0}"
+  # twin() and java_cmd run java directly, not through examples/launch.sh: no AOT cache, every run cold
+  echo "aot none (the twins and CmBench run java directly, not through the launchers' AOT cache: every run starts cold)"
   echo "device $(rdma link show rxe0/1 2>/dev/null | head -1)"
 } > "${OUT}/meta.txt"
 

@@ -92,7 +92,8 @@ public final class BenchReport {
         line("| guest | " + m.getOrDefault("cpus", "?") + " vCPU (TCG), " + m.getOrDefault("memory_mib", "?") + " MiB |");
         line("| rdma-core | " + m.getOrDefault("rdma_core", "?") + " (perftest " + m.getOrDefault("perftest", "?") + ") |");
         line("| JDK | " + m.getOrDefault("java", "?") + "; rdmacm4j programs run as the examples' launchers do:"
-                + " `-XX:TieredStopAtLevel=1 -XX:+UseSerialGC` (C1 only: under TCG C2 compiles too slowly to pay off in a short run) |");
+                + " `-XX:TieredStopAtLevel=1 -XX:+UseSerialGC` (C1 only: under TCG C2 compiles too slowly to pay off in a short run);"
+                + " AOT cache: " + m.getOrDefault("aot", "? (not recorded by this run)") + " |");
         line("| repetitions | " + m.getOrDefault("reps", "?") + " per figure and implementation |");
         line("| guest run | " + m.getOrDefault("seconds", "?") + " s, failed commands: " + m.getOrDefault("failures", "?") + " |");
         line("");
@@ -281,7 +282,8 @@ public final class BenchReport {
                 + " setup and teardown. An rping iteration is SEND, RDMA READ, SEND, RDMA WRITE, SEND (64-byte"
                 + " buffers); a ucmatose iteration one 64-byte message each way. RDMA WRITE bandwidth: `ib_write_bw -R`"
                 + " (rdma_cm connection, its own BW average) against `CmBench writebw` (same size, count and writes in"
-                + " flight, timed from the first post to the last completion).");
+                + " flight: its connection asks `QpCapabilities.withOneSidedDepth(WINDOW)`, as `-t` sizes"
+                + " ib_write_bw's send queue; timed from the first post to the last completion).");
         line("");
         table("µs per rping iteration", Better.LOWER, List.of(
                 new String[] {"rping (C)", "rping_iteration_us", BenchResults.C},

@@ -193,8 +193,9 @@ public final class CmBench {
             var advertised = new CompletableFuture<RemoteRegion>();
             RdmaListener l = cm.listen(at, ListenOptions.defaults(), r -> r.accept(ConnectionHandler.none())
                     .thenAccept(s -> advertised.complete(s.register(target).toRemote())));
-            RdmaConnection c = await(cm.connect(at, ConnectOptions.builder().source(from).build(),
-                    ConnectionHandler.none()));
+            // the one-sided depth follows the window, as ib_write_bw -t sizes its send queue
+            RdmaConnection c = await(cm.connect(at, ConnectOptions.builder().source(from)
+                    .qp(QpCapabilities.defaults().withOneSidedDepth(window)).build(), ConnectionHandler.none()));
             RemoteRegion remote = await(advertised);
             RegisteredRegion local = c.register(arena.allocate(size, 4096));
             var inFlight = new java.util.ArrayDeque<CompletableFuture<Void>>(window);

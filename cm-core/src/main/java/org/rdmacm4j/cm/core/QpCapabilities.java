@@ -9,10 +9,23 @@ package org.rdmacm4j.cm.core;
  * @param maxRecvSge    scatter/gather entries per receive
  * @param maxInlineData bytes a send may carry inline (0: none)
  * @param cqSize        completion queue entries; must hold both queues' completions
+ * @param oneSidedDepth one-sided operations (RDMA WRITE/READ, atomics) posted at once, 1 to
+ *                      {@value #MAX_ONE_SIDED_DEPTH}; more wait in a queue. The send queue reserves
+ *                      this many entries on top of {@code maxSendWr}, so a deep one costs kernel
+ *                      memory on every connection made with it; default {@value #DEFAULT_ONE_SIDED_DEPTH}
  */
 public record QpCapabilities(int maxSendWr, int maxRecvWr, int maxSendSge, int maxRecvSge, int maxInlineData,
-                             int cqSize) {
+                             int cqSize, int oneSidedDepth) {
+    /** One-sided operations in flight per connection unless asked otherwise. */
+    public static final int DEFAULT_ONE_SIDED_DEPTH = 16;
+    /** The deepest one-sided window a connection may ask (rxe's send queue holds 16,384 entries in all). */
+    public static final int MAX_ONE_SIDED_DEPTH = 4096;
+
     public QpCapabilities {
+        if (oneSidedDepth < 1 || oneSidedDepth > MAX_ONE_SIDED_DEPTH) {
+            throw new IllegalArgumentException("oneSidedDepth must be in [1, " + MAX_ONE_SIDED_DEPTH + "], was "
+                    + oneSidedDepth);
+        }
         positive("maxSendWr", maxSendWr);
         positive("maxRecvWr", maxRecvWr);
         positive("maxSendSge", maxSendSge);
@@ -24,6 +37,17 @@ public record QpCapabilities(int maxSendWr, int maxRecvWr, int maxSendSge, int m
             throw new IllegalArgumentException("cqSize " + cqSize + " cannot hold maxSendWr + maxRecvWr = "
                     + (maxSendWr + maxRecvWr) + " completions");
         }
+    }
+
+    /** With the default one-sided depth ({@value #DEFAULT_ONE_SIDED_DEPTH}). */
+    public QpCapabilities(int maxSendWr, int maxRecvWr, int maxSendSge, int maxRecvSge, int maxInlineData,
+                          int cqSize) {
+        this(maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInlineData, cqSize, DEFAULT_ONE_SIDED_DEPTH);
+    }
+
+    /** These capabilities with {@code depth} one-sided operations in flight (checked as the constructor does). */
+    public QpCapabilities withOneSidedDepth(int depth) {
+        return new QpCapabilities(maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInlineData, cqSize, depth);
     }
 
     /** 64 sends and 64 receives of one SGE each, no inline data, a CQ of 128. */

@@ -104,6 +104,17 @@ class BadInputTest {
         assertThatThrownBy(() -> new QpCapabilities(64, 64, 1, 1, 0, 127)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("cqSize");
         assertThatThrownBy(() -> new QpCapabilities(64, 64, 1, 1, 0, -5)).isInstanceOf(IllegalArgumentException.class);
+        QpCapabilities q = QpCapabilities.defaults();
+        assertThat(q.oneSidedDepth()).isEqualTo(QpCapabilities.DEFAULT_ONE_SIDED_DEPTH).isEqualTo(16);
+        assertThat(q.withOneSidedDepth(64).oneSidedDepth()).isEqualTo(64);
+        assertThat(q.withOneSidedDepth(64).maxSendWr()).isEqualTo(q.maxSendWr());
+        assertThat(q.withOneSidedDepth(QpCapabilities.MAX_ONE_SIDED_DEPTH).oneSidedDepth()).isEqualTo(4096);
+        assertThatThrownBy(() -> q.withOneSidedDepth(0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("oneSidedDepth");
+        assertThatThrownBy(() -> q.withOneSidedDepth(-1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("oneSidedDepth");
+        assertThatThrownBy(() -> q.withOneSidedDepth(4097)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("oneSidedDepth");
 
         ListenOptions d = ListenOptions.defaults();
         assertThatThrownBy(() -> d.withBacklog(0)).isInstanceOf(IllegalArgumentException.class)

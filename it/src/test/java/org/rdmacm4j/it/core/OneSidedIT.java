@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.rdmacm4j.cm.core.ConnectOptions;
 import org.rdmacm4j.cm.core.ConnectionHandler;
 import org.rdmacm4j.cm.core.ListenOptions;
+import org.rdmacm4j.cm.core.QpCapabilities;
 import org.rdmacm4j.cm.core.RdmaCm;
 import org.rdmacm4j.cm.core.RdmaConnection;
 import org.rdmacm4j.cm.core.RdmaListener;
@@ -101,6 +102,40 @@ class OneSidedIT {
             await(c.close());
             await(l.close());
             await(serverRegion).close();   // already deregistered with its connection: a no-op
+        }
+    }
+
+    /**
+     * A connection asked for 64 (and one for 1) one-sided operations in flight: 300 fetch-and-adds
+     * started at once all complete with distinct old values, so every result slot of the deeper
+     * window (past the default 16) carried its own operation's word.
+     */
+    @Test
+    void theOneSidedDepthFollowsTheQpCapabilities() throws Exception {
+        for (int depth : new int[] {64, 1}) {
+            try (RdmaCm cm = RdmaCm.open(); Arena arena = Arena.ofShared()) {
+                MemorySegment serverMemory = arena.allocate(SIZE, 4096);
+                var advertised = new CompletableFuture<RemoteRegion>();
+                RdmaListener l = cm.listen(CmFixtures.server(0), ListenOptions.defaults(), r -> r.accept(
+                        ConnectionHandler.none()).thenAccept(server ->
+                                advertised.complete(server.register(serverMemory).toRemote())));
+                RdmaConnection c = await(cm.connect(CmFixtures.target(l), ConnectOptions.builder()
+                        .qp(QpCapabilities.defaults().withOneSidedDepth(depth)).build(), ConnectionHandler.none()));
+                RemoteRegion remote = await(advertised);
+                var all = new java.util.ArrayList<CompletableFuture<Long>>();
+                for (int i = 0; i < 300; i++) {
+                    all.add(c.fetchAndAdd(remote, 256, 1L));
+                }
+                var olds = new java.util.TreeSet<Long>();
+                for (CompletableFuture<Long> f : all) {
+                    olds.add(await(f));
+                }
+                assertThat(olds).as("depth %d: distinct old values", depth).hasSize(300).first().isEqualTo(0L);
+                assertThat(olds.last()).isEqualTo(299L);
+                assertThat(serverMemory.get(ValueLayout.JAVA_LONG, 256)).isEqualTo(300L);
+                await(c.close());
+                await(l.close());
+            }
         }
     }
 }

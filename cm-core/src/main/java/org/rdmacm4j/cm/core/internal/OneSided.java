@@ -23,8 +23,10 @@ import org.rdmacm4j.verbs.ibv.WrOpcode;
 
 /**
  * One-sided operations of one connection (RDMA WRITE, READ, compare-and-swap, fetch-and-add) and
- * the regions registered for them. At most {@link #IN_FLIGHT} operations are posted at once; more
- * wait in a bounded queue. Regions live at most as long as the connection: {@link #release} (after
+ * the regions registered for them. At most {@code depth} operations (the connection's
+ * {@link org.rdmacm4j.cm.core.QpCapabilities#oneSidedDepth()}) are posted at once; more wait in a
+ * bounded queue. The 8-byte result slots of atomics are leased from the pool by the first
+ * operation, so an idle connection holds none whatever its depth. Regions live at most as long as the connection: {@link #release} (after
  * the QP is destroyed) deregisters what the application left open.
  *
  * <p>Threads: operations and registration from any thread, under this object's lock; completions
@@ -34,8 +36,6 @@ final class OneSided {
     /** wr_id kind of one-sided operations (DataPath uses 1..3). */
     static final long KIND = 4L << 56;
     static final long KIND_MASK = 0xFFL << 56;
-    /** Operations posted at once; the QP's send queue reserves this many entries. */
-    static final int IN_FLIGHT = 16;
     private static final int MAX_WAITING = 4096;
 
     /** A registered region; counts the operations that use it. */
@@ -93,16 +93,18 @@ final class OneSided {
     private final QueuePair qp;
     private final ProtectionDomain pd;
     private final SlotPool pool;
-    private final SlotPool.Slot[] results;
+    private final int depth;
+    /** One 8-byte result slot per posted operation, leased by the first one (under the lock). */
+    private SlotPool.Slot[] results;
     /**
      * The request posted for each operation, allocated by the first one (under the lock): most
      * connections never start a one-sided operation, and the shared arena behind it costs a
      * handshake with every JVM thread when it is closed.
      */
     private SendRequests send;
-    private final Op[] posted = new Op[IN_FLIGHT];
-    private final int[] free = new int[IN_FLIGHT];
-    private int freeCount = IN_FLIGHT;
+    private Op[] posted;
+    private int[] free;
+    private int freeCount;
     private final ArrayDeque<Op> waiting = new ArrayDeque<>();
     private final List<Region> regions = new ArrayList<>();
     private volatile ConnectionImpl owner;
@@ -110,13 +112,24 @@ final class OneSided {
     private boolean released;
     private boolean errorReported;
 
-    OneSided(QueuePair qp, ProtectionDomain pd, SlotPool pool) {
+    OneSided(QueuePair qp, ProtectionDomain pd, SlotPool pool, int depth) {
+        if (depth < 1) {
+            throw new IllegalArgumentException("one-sided depth must be at least 1, was " + depth);
+        }
         this.qp = qp;
         this.pd = pd;
         this.pool = pool;
-        this.results = pool.lease(IN_FLIGHT, 8);
-        for (int i = 0; i < IN_FLIGHT; i++) {
-            free[i] = i;
+        this.depth = depth;
+        this.freeCount = depth;   // no slot leased yet; post() leases them all on first use
+    }
+
+    /** The first operation's lease of the per-slot state. Caller holds the lock. */
+    private void leaseSlots() {
+        results = pool.lease(depth, 8);
+        posted = new Op[depth];
+        free = new int[depth];
+        for (int i = 0; i < depth; i++) {
+            free[i] = depth - 1 - i;
         }
     }
 
@@ -186,6 +199,9 @@ final class OneSided {
         if (send == null) {
             send = SendRequests.allocate(1, 1);
         }
+        if (results == null) {
+            leaseSlots();
+        }
         int slot = free[--freeCount];
         long wrId = KIND | slot;
         send.set(0, wrId, op.opcode(), SendFlags.SIGNALED);
@@ -219,6 +235,9 @@ final class OneSided {
         boolean flush;
         Object value = null;
         synchronized (this) {
+            if (posted == null) {
+                return;   // nothing was ever posted here
+            }
             op = posted[slot];
             posted[slot] = null;
             if (op != null && op.atomic() && wc.statusValue(i) == WcStatus.SUCCESS.value()) {
@@ -282,7 +301,7 @@ final class OneSided {
             closing = true;
             failed.addAll(waiting);
             waiting.clear();
-            for (int i = 0; i < posted.length; i++) {
+            for (int i = 0; posted != null && i < posted.length; i++) {
                 if (posted[i] != null) {
                     failed.add(posted[i]);
                     posted[i] = null;
@@ -303,6 +322,13 @@ final class OneSided {
             r.inUse.set(0);
             r.close();   // not in `regions` any more: deregisters directly
         }
-        pool.release(results);
+        SlotPool.Slot[] leased;
+        synchronized (this) {
+            leased = results;
+            results = null;
+        }
+        if (leased != null) {
+            pool.release(leased);
+        }
     }
 }

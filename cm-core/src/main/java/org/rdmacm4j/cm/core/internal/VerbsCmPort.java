@@ -495,7 +495,7 @@ public final class VerbsCmPort implements CmPort {
         // The send queue holds the application's raw work (asked), the message channel's and the
         // one-sided operations' and the keepalive probe's (reserved even if the connection never
         // starts one: the keepalive is decided at ESTABLISHED); the CQ holds every completion of both queues.
-        int sends = asked.maxSendWr() + OneSided.IN_FLIGHT + Keepalive.SEND_QUEUE_ENTRIES
+        int sends = asked.maxSendWr() + asked.oneSidedDepth() + Keepalive.SEND_QUEUE_ENTRIES
                 + (messaging == null ? 0 : DataPath.sendQueueNeeded(messaging));
         int recvs = messaging == null ? asked.maxRecvWr() : Math.max(asked.maxRecvWr(), DataPath.recvQueueNeeded(messaging));
         QpCapabilities caps = new QpCapabilities(sends, recvs, asked.maxSendSge(), asked.maxRecvSge(),
@@ -527,7 +527,7 @@ public final class VerbsCmPort implements CmPort {
                     id.dataPath.peerOffer(id.requestOffer);
                 }
             }
-            id.oneSided = new OneSided(id.qp, dev.pd, dev.pool);
+            id.oneSided = new OneSided(id.qp, dev.pd, dev.pool, asked.oneSidedDepth());
         } catch (RdmaException e) {
             if (madeCq) {
                 closeQuietly(id.cq);

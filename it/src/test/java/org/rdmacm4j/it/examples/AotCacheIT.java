@@ -1,0 +1,91 @@
+package org.rdmacm4j.it.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.rdmacm4j.it.examples.ExampleFixtures.bin;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rdmacm4j.it.support.ExternalProcess;
+import org.rdmacm4j.it.support.SoftRoce;
+import org.rdmacm4j.it.support.SoftRoceTest;
+
+/**
+ * The launchers' AOT cache (examples/launch.sh) with a real program (the echo demo, one process,
+ * over rxe): two first runs at once record one whole cache between them; the next run maps it (the
+ * JVM's own log says so); a corrupted cache is survived (the run still succeeds) and replaced by
+ * the run after it.
+ */
+@SoftRoceTest
+class AotCacheIT {
+    private static final Duration RUN = Duration.ofSeconds(150);
+
+    @Test
+    @Timeout(value = 600, unit = TimeUnit.SECONDS)
+    void firstRunsRecordLaterRunsMapACorruptCacheIsReplaced() throws Exception {
+        Path dir = Files.createTempDirectory("rdmacm4j-aot");
+        try {
+            // Two first runs at once: each records to its own temporary name, the last rename wins.
+            try (ExternalProcess a = demo(dir, 7601); ExternalProcess b = demo(dir, 7602)) {
+                ExampleFixtures.succeeded("echo demo, first run A", a.await(RUN));
+                ExampleFixtures.succeeded("echo demo, first run B", b.await(RUN));
+            }
+            Path cache = onlyCache(dir);
+            assertThat(Files.size(cache)).as("recorded cache %s", cache).isGreaterThan(1 << 20);
+
+            // The next run maps it.
+            ExampleFixtures.succeeded("echo demo, with the cache", run(dir, 7603));
+            Path log = Path.of(cache + ".log");
+            String mapped = Files.readString(log);
+            assertThat(mapped).as("%s", log).contains("Opened AOT cache").doesNotContain("[error");
+
+            // A corrupted cache: the run still succeeds (the JVM runs without it and logs why) ...
+            Files.write(cache, new byte[4096]);
+            String survived = ExampleFixtures.succeeded("echo demo, corrupted cache", run(dir, 7604));
+            assertThat(Files.readString(log)).as("%s after the corrupted run", log).contains("[error");
+            assertThat(survived).contains("echo: ");
+            // ... and the run after it records a new one.
+            String replaced = ExampleFixtures.succeeded("echo demo, after the rejection", run(dir, 7605));
+            assertThat(replaced).contains("rejected the AOT cache");
+            assertThat(Files.size(onlyCache(dir))).as("re-recorded cache").isGreaterThan(1 << 20);
+            ExampleFixtures.succeeded("echo demo, with the new cache", run(dir, 7606));
+            assertThat(Files.readString(log)).contains("Opened AOT cache").doesNotContain("[error");
+        } finally {
+            try (Stream<Path> files = Files.list(dir)) {
+                for (Path p : files.toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
+            Files.deleteIfExists(dir);
+        }
+    }
+
+    /** The one cache file in {@code dir}, and no temporary left behind. */
+    private static Path onlyCache(Path dir) throws Exception {
+        try (Stream<Path> files = Files.list(dir)) {
+            List<Path> all = files.toList();
+            assertThat(all).as("files in %s", dir).noneMatch(p -> p.getFileName().toString().contains(".tmp."));
+            List<Path> caches = all.stream().filter(p -> p.getFileName().toString().endsWith(".aot")).toList();
+            assertThat(caches).as("caches in %s", dir).hasSize(1);
+            return caches.getFirst();
+        }
+    }
+
+    private static String[] command(Path dir, int port) {
+        return new String[] {"env", "RDMACM4J_AOT=on", "RDMACM4J_AOT_DIR=" + dir, bin("echo"), "-a", SoftRoce.SERVER_ADDR,
+                "-b", SoftRoce.CLIENT_ADDR, "-p", String.valueOf(port), "-n", "20", "-S", "64", "-t", "60"};
+    }
+
+    private static ExternalProcess demo(Path dir, int port) {
+        return ExternalProcess.start(command(dir, port));
+    }
+
+    private static ExternalProcess.Result run(Path dir, int port) {
+        return ExternalProcess.run(RUN, command(dir, port));
+    }
+}
