@@ -23,7 +23,8 @@ static final String HEADER = """
         `./run-tests`), from a run in which that test passed; edit the tests, not the tables.
         Guest figures are from QEMU/TCG: compare them with the configured bounds, not with hardware.
 
-        Reading the detection times: a keepalive's bound is `(misses + 1) x period`; the tests allow
+        Reading the detection times: a keepalive's bound is `(misses + 1) x period + 200 ms` (the
+        dispatcher's grace on the verdict); the tests allow
         1.5 s on top for TCG's scheduling (the poller's tick, the callback's hop), and the figures
         show how much of it was used. In the two-host scenarios the time runs from role a's fault
         request: for QEMU faults (link cut, host death) the rig acts on requests within its 0.5 s
