@@ -24,7 +24,8 @@ import org.rdmacm4j.cm.core.internal.FakeCmPort.FakeId;
  */
 class DispatcherBatchTest extends DispatcherOnFakeClock {
     static final InetSocketAddress SERVER = new InetSocketAddress(InetAddress.getLoopbackAddress(), 7471);
-    static final int BURST = 60;
+    /** Three turns of user tasks: bounded, the first connects are resolved long before the last is created. */
+    static final int BURST = 3 * Dispatcher.TASKS_PER_TURN;
 
     @Test
     void theFirstConnectOfABurstIsResolvedBeforeTheWholeBurstRan() throws Exception {

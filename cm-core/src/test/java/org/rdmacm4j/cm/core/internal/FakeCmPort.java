@@ -90,6 +90,7 @@ public final class FakeCmPort implements CmPort {
     private final List<FakeId> ids = new ArrayList<>();                       // guarded by lock
     private final List<String> violations = new ArrayList<>();                // guarded by lock
     private final AtomicInteger numbers = new AtomicInteger();
+    /** How many times the dispatcher went idle (entered an await that would block); see awaitIdle. */
     private final java.util.concurrent.atomic.AtomicLong awaits = new java.util.concurrent.atomic.AtomicLong();
     private boolean woken;                                                    // guarded by lock
 
@@ -343,10 +344,15 @@ public final class FakeCmPort implements CmPort {
 
     @Override
     public void await(long timeoutNanos) {
-        awaits.incrementAndGet();
         long wait = Math.min(Math.max(0, timeoutNanos), maxAwaitNanos);
         long end = System.nanoTime() + wait;
         synchronized (lock) {
+            // Idle only if it is about to block: not with events or a wake-up pending, nor when the
+            // dispatcher asked for no wait (tasks still queued, a timer due). An await entered
+            // mid-burst must not let awaitIdle return before the events just queued are stepped.
+            if (timeoutNanos > 0 && !woken && events.isEmpty()) {
+                awaits.incrementAndGet();
+            }
             while (!woken && events.isEmpty()) {
                 long left = end - System.nanoTime();
                 if (left <= 0) {
