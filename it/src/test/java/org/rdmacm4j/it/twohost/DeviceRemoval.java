@@ -41,16 +41,35 @@ final class DeviceRemoval {
 
     /** Puts rxe0 back on eth0 (if it is gone), removes the helper, and re-pins librdmacm's cache. Idempotent. */
     static void restoreRxe0() throws InterruptedException {
+        restoreRxe0(step -> { });
+    }
+
+    /** As {@link #restoreRxe0()}, telling {@code log} how long each step took. */
+    static void restoreRxe0(java.util.function.Consumer<String> log) throws InterruptedException {
+        long t0 = System.nanoTime();
         if (!RdmaLinks.exists(DEVICE)) {
             RdmaLinks.add(DEVICE, "eth0", Duration.ofSeconds(60));
+            log.accept(String.format(Locale.ROOT, "rdma link add %s and ACTIVE: %.0f ms", DEVICE, ms(t0)));
         }
+        long t1 = System.nanoTime();
         if (RdmaLinks.exists(HELPER)) {
             var r = RdmaLinks.delete(HELPER, Duration.ofSeconds(20));
+            log.accept(String.format(Locale.ROOT, "rdma link delete %s: %.0f ms (%s)", HELPER, ms(t1),
+                    r.timedOut() ? "KILLED at 20 s" : "exit " + r.exitCode()));
             if (r.timedOut() || r.exitCode() != 0) {
                 throw new AssertionError("the helper device did not go: " + r);
             }
         }
+        long t2 = System.nanoTime();
         ExternalProcess.run(Duration.ofSeconds(20), "sh", "-c", "ip link del " + HELPER_NETDEV + " 2>/dev/null; true");
+        log.accept(String.format(Locale.ROOT, "ip link del %s: %.0f ms", HELPER_NETDEV, ms(t2)));
+        long t3 = System.nanoTime();
         RdmaLinks.nudgeLibrdmacm();   // librdmacm's context on the new rxe0: the resting baseline counts one
+        log.accept(String.format(Locale.ROOT, "rdma_get_devices: %.0f ms; restore in all %.0f ms", ms(t3), ms(t0)));
+    }
+
+    private static double ms(long since) {
+        return (System.nanoTime() - since) / 1e6;
     }
 }
+
