@@ -254,9 +254,13 @@ public final class TwoHostPeer {
                 + "echo \"task $(basename $t) $(cat $t/comm) wchan=$(cat $t/wchan)\"; cat $t/stack 2>&1 | head -20; done; "
                 + "echo '--- D-state tasks:'; ps -eo pid,stat,wchan:32,args | awk '$2 ~ /D/'; "
                 + "for p in $(pgrep -x rdma); do echo \"rdma pid $p: $(cat /proc/$p/cmdline | tr '\\0' ' ')\"; cat /proc/$p/stack; done; "
+                + "echo '--- native stacks of the threads in librdmacm/libibverbs (gdb):'; "
+                + "timeout 90 gdb -p " + ProcessHandle.current().pid() + " -batch -ex 'set pagination off' "
+                + "-ex 'thread apply all bt 14' 2>&1 | awk '/^Thread /{if (b ~ /rdma|ucma|ibv|verbs/) print b; b=\"\"} "
+                + "{b=b $0 \"\\n\"} END{if (b ~ /rdma|ucma|ibv|verbs/) print b}'; "
                 + "echo w > /proc/sysrq-trigger; echo '--- dmesg:'; dmesg | tail -n 120; "
                 + "echo '--- rdma link:'; timeout 5 rdma link show; timeout 5 rdma res show; ip -br link";
-        sb.append(ExternalProcess.run(Duration.ofSeconds(30), "sh", "-c", shell).output());
+        sb.append(ExternalProcess.run(Duration.ofSeconds(120), "sh", "-c", shell).output());
         return sb.toString();
     }
 
