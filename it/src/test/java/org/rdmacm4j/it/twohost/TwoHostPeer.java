@@ -84,7 +84,18 @@ public final class TwoHostPeer {
         private RdmaCm cm;
         private Process child;
 
+        /** Completed when the echo server's listener hears DEVICE_REMOVAL (a new one per start). */
+        private volatile CompletableFuture<Void> listenerRemoved = new CompletableFuture<>();
+
+        /** Closes the echo server's RdmaCm (its dispatcher stops calling librdmacm); start() opens a new one. */
+        private synchronized void closeCm() {
+            cm.close();
+            cm = null;
+        }
+
         synchronized void start() {
+            listenerRemoved = new CompletableFuture<>();
+            var removed = listenerRemoved;
             cm = RdmaCm.open();
             RdmaListener l = cm.listen(TwoHostFabric.address(TwoHostFabric.B, TwoHostFabric.PEER_PORT),
                     ListenOptions.defaults().withKeepalive(KEEPALIVE), new RequestHandler() {
@@ -95,7 +106,8 @@ public final class TwoHostPeer {
 
                         @Override
                         public void onDeviceRemoved(RdmaListener listener) {
-                            System.out.println("peer: the listener heard DEVICE_REMOVAL; it re-listens");
+                            System.out.println("peer: the listener heard DEVICE_REMOVAL");
+                            removed.complete(null);
                         }
                     });
             System.out.println("peer: echo server " + l.localAddress());
@@ -109,14 +121,24 @@ public final class TwoHostPeer {
                     case "kill" -> kill();
                     case "run" -> run(w[1]);
                     case "at-rest" -> atRest();
-                    case "link-delete" -> watched("link-delete", () -> String.format(java.util.Locale.ROOT,
-                            "deleted in %.0f ms", DeviceRemoval.deleteRxe0()));
+                    case "link-delete" -> watched("link-delete", () -> {
+                        var steps = new java.util.ArrayList<String>();
+                        double ms = DeviceRemoval.deleteRxe0Serialized(listenerRemoved, this::closeCm, step -> {
+                            System.out.println("peer: link-delete: " + step);
+                            steps.add(step);
+                        });
+                        return String.format(java.util.Locale.ROOT, "deleted in %.0f ms (%s)", ms,
+                                String.join("; ", steps));
+                    });
                     case "link-restore" -> watched("link-restore", () -> {
                         var steps = new java.util.ArrayList<String>();
                         DeviceRemoval.restoreRxe0(step -> {
                             System.out.println("peer: link-restore: " + step);
                             steps.add(step);
                         });
+                        if (cm == null) {
+                            start();   // the echo server again, on the new rxe0
+                        }
                         return "restored (" + String.join("; ", steps) + ")";
                     });
                     default -> "error: unknown command '" + line + "'";
@@ -228,7 +250,9 @@ public final class TwoHostPeer {
             if (child != null) {
                 child.destroyForcibly();
             }
-            cm.close();
+            if (cm != null) {
+                cm.close();
+            }
         }
     }
 
