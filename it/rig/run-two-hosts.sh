@@ -6,7 +6,7 @@
 # scripts/ReliabilityDoc.java find them. Needs a prior package (as run-it.sh).
 #
 # Env: RDMACM4J_TWO_HOST_TIMEOUT (role deadline, default 420 s), RDMACM4J_TWO_HOST_CLASS (role a's
-# class in org.rdmacm4j.it.twohost, default PeerFaultsTwoHost, the CI one; HostBLinkFaultsTwoHost on demand).
+# class in org.rdmacm4j.it.twohost, default PeerFaultsTwoHost, the CI one).
 set -euo pipefail
 rigdir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "${rigdir}/../.." && pwd)
