@@ -488,7 +488,9 @@ class PeerFaultsTwoHost {
                         + "self-deadlock, see the hand-written part): " + deleted + ". Once rxe0 is added back ("
                         + restored + ") b listens again on a new `RdmaCm`. Host a, whose device is fine, detects the "
                         + "loss from the wire. Host b: " + b + ".",
-                List.of(new Row("1", "failed on a as the keepalive policy says; DEVICE_REMOVAL on b", e, dataLost(l),
+                List.of(new Row("1", (e.error() == null
+                                ? "DISCONNECTED on a (b tore its side down on DEVICE_REMOVAL and sent the DREQ)"
+                                : "failed on a as the keepalive policy says") + "; DEVICE_REMOVAL on b", e, dataLost(l),
                         "rxe0 back on b: a new connection carried " + MESSAGES + " checked messages")));
     }
 
