@@ -5,7 +5,8 @@
 # tables for docs/reliability.md go to it/target/it-reports/, where scripts/TestSummary.java and
 # scripts/ReliabilityDoc.java find them. Needs a prior package (as run-it.sh).
 #
-# Env: RDMACM4J_TWO_HOST_TIMEOUT (role deadline, default 420 s).
+# Env: RDMACM4J_TWO_HOST_TIMEOUT (role deadline, default 420 s), RDMACM4J_TWO_HOST_CLASS (role a's
+# class in org.rdmacm4j.it.twohost, default PeerFaultsTwoHost, the CI one).
 set -euo pipefail
 rigdir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "${rigdir}/../.." && pwd)
@@ -26,7 +27,7 @@ role_a="$(printf '%q ' "${java[@]}" \
   -Drdmacm4j.it.clientAddr=192.0.2.1 -Drdmacm4j.it.device=rxe0 \
   -jar "${target}/launcher/junit-console.jar" execute --disable-banner --details=tree --fail-if-no-tests \
   --class-path "${cp}" '--reports-dir=${RDMACM4J_OUT}/junit' \
-  --select-class=org.rdmacm4j.it.twohost.PeerFaultsTwoHost --include-classname '.*TwoHost')"
+  --select-class=org.rdmacm4j.it.twohost.${RDMACM4J_TWO_HOST_CLASS:-PeerFaultsTwoHost} --include-classname '.*TwoHost')"
 # printf %q quoted the ${RDMACM4J_OUT} references; let the guest's shell expand them.
 role_a="${role_a//\\\$\\\{RDMACM4J_OUT\\\}/\$\{RDMACM4J_OUT\}}"
 # Role b checks its own resources with ResourcesAtRestExtension, whose JUnit types are in the launcher jar.

@@ -39,18 +39,79 @@ final class DeviceRemoval {
         return ms;
     }
 
+    /**
+     * As {@link #deleteRxe0()}, for a process whose {@code RdmaCm} must hear DEVICE_REMOVAL first:
+     * starts the delete without touching librdmacm, waits (bounded) for {@code removalHeard}, then
+     * runs {@code quiesce} (closing that {@code RdmaCm}, so no other thread is inside librdmacm) and
+     * only then lets librdmacm drop its context on rxe0 ({@link RdmaLinks#nudgeLibrdmacm}) until the
+     * delete completes. On host b, nudging while the dispatcher handled the removal left both threads
+     * in futex waits inside librdmacm (docs/reliability.md). Returns the delete's duration in ms.
+     */
+    static double deleteRxe0Serialized(java.util.concurrent.CompletableFuture<?> removalHeard, Runnable quiesce,
+            java.util.function.Consumer<String> log) throws Exception {
+        String modprobe = System.getenv("RIG_KTREE") == null ? "modprobe veth"
+                : "modprobe -d \"$RIG_KTREE\" -S \"$RIG_KVER\" veth";
+        var veth = ExternalProcess.run(Duration.ofSeconds(30), "sh", "-c", modprobe + " && ip link add "
+                + HELPER_NETDEV + " type veth peer name vhelp1 && ip link set " + HELPER_NETDEV + " up && "
+                + "ip link set vhelp1 up");
+        if (veth.exitCode() != 0) {
+            throw new AssertionError("no helper netdev: " + veth);
+        }
+        RdmaLinks.add(HELPER, HELPER_NETDEV, Duration.ofSeconds(30));
+        long t0 = System.nanoTime();
+        try (ExternalProcess p = ExternalProcess.start("rdma", "link", "delete", DEVICE)) {
+            removalHeard.get(15, java.util.concurrent.TimeUnit.SECONDS);
+            log.accept(String.format(Locale.ROOT, "DEVICE_REMOVAL heard after %.0f ms", ms(t0)));
+            long q = System.nanoTime();
+            quiesce.run();
+            log.accept(String.format(Locale.ROOT, "RdmaCm closed in %.0f ms", ms(q)));
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (p.isAlive() && System.nanoTime() < deadline) {
+                RdmaLinks.nudgeLibrdmacm();
+                Thread.sleep(200);
+            }
+            var r = p.await(Duration.ofSeconds(1));
+            double ms = ms(t0);
+            if (r.timedOut() || r.exitCode() != 0) {
+                throw new AssertionError(String.format(Locale.ROOT,
+                        "rdma link delete %s did not complete within 30 s: %s", DEVICE, r));
+            }
+            log.accept(String.format(Locale.ROOT, "rdma link delete %s completed after %.0f ms", DEVICE, ms));
+            return ms;
+        }
+    }
+
     /** Puts rxe0 back on eth0 (if it is gone), removes the helper, and re-pins librdmacm's cache. Idempotent. */
     static void restoreRxe0() throws InterruptedException {
+        restoreRxe0(step -> { });
+    }
+
+    /** As {@link #restoreRxe0()}, telling {@code log} how long each step took. */
+    static void restoreRxe0(java.util.function.Consumer<String> log) throws InterruptedException {
+        long t0 = System.nanoTime();
         if (!RdmaLinks.exists(DEVICE)) {
             RdmaLinks.add(DEVICE, "eth0", Duration.ofSeconds(60));
+            log.accept(String.format(Locale.ROOT, "rdma link add %s and ACTIVE: %.0f ms", DEVICE, ms(t0)));
         }
+        long t1 = System.nanoTime();
         if (RdmaLinks.exists(HELPER)) {
             var r = RdmaLinks.delete(HELPER, Duration.ofSeconds(20));
+            log.accept(String.format(Locale.ROOT, "rdma link delete %s: %.0f ms (%s)", HELPER, ms(t1),
+                    r.timedOut() ? "KILLED at 20 s" : "exit " + r.exitCode()));
             if (r.timedOut() || r.exitCode() != 0) {
                 throw new AssertionError("the helper device did not go: " + r);
             }
         }
+        long t2 = System.nanoTime();
         ExternalProcess.run(Duration.ofSeconds(20), "sh", "-c", "ip link del " + HELPER_NETDEV + " 2>/dev/null; true");
+        log.accept(String.format(Locale.ROOT, "ip link del %s: %.0f ms", HELPER_NETDEV, ms(t2)));
+        long t3 = System.nanoTime();
         RdmaLinks.nudgeLibrdmacm();   // librdmacm's context on the new rxe0: the resting baseline counts one
+        log.accept(String.format(Locale.ROOT, "rdma_get_devices: %.0f ms; restore in all %.0f ms", ms(t3), ms(t0)));
+    }
+
+    private static double ms(long since) {
+        return (System.nanoTime() - since) / 1e6;
     }
 }
+

@@ -84,7 +84,18 @@ public final class TwoHostPeer {
         private RdmaCm cm;
         private Process child;
 
+        /** Completed when the echo server's listener hears DEVICE_REMOVAL (a new one per start). */
+        private volatile CompletableFuture<Void> listenerRemoved = new CompletableFuture<>();
+
+        /** Closes the echo server's RdmaCm (its dispatcher stops calling librdmacm); start() opens a new one. */
+        private synchronized void closeCm() {
+            cm.close();
+            cm = null;
+        }
+
         synchronized void start() {
+            listenerRemoved = new CompletableFuture<>();
+            var removed = listenerRemoved;
             cm = RdmaCm.open();
             RdmaListener l = cm.listen(TwoHostFabric.address(TwoHostFabric.B, TwoHostFabric.PEER_PORT),
                     ListenOptions.defaults().withKeepalive(KEEPALIVE), new RequestHandler() {
@@ -95,7 +106,8 @@ public final class TwoHostPeer {
 
                         @Override
                         public void onDeviceRemoved(RdmaListener listener) {
-                            System.out.println("peer: the listener heard DEVICE_REMOVAL; it re-listens");
+                            System.out.println("peer: the listener heard DEVICE_REMOVAL");
+                            removed.complete(null);
                         }
                     });
             System.out.println("peer: echo server " + l.localAddress());
@@ -109,16 +121,64 @@ public final class TwoHostPeer {
                     case "kill" -> kill();
                     case "run" -> run(w[1]);
                     case "at-rest" -> atRest();
-                    case "link-delete" -> String.format(java.util.Locale.ROOT, "deleted in %.0f ms",
-                            DeviceRemoval.deleteRxe0());
-                    case "link-restore" -> {
-                        DeviceRemoval.restoreRxe0();
-                        yield "restored";
-                    }
+                    case "link-delete" -> watched("link-delete", () -> {
+                        var steps = new java.util.ArrayList<String>();
+                        double ms = DeviceRemoval.deleteRxe0Serialized(listenerRemoved, this::closeCm, step -> {
+                            System.out.println("peer: link-delete: " + step);
+                            steps.add(step);
+                        });
+                        return String.format(java.util.Locale.ROOT, "deleted in %.0f ms (%s)", ms,
+                                String.join("; ", steps));
+                    });
+                    case "link-restore" -> watched("link-restore", () -> {
+                        var steps = new java.util.ArrayList<String>();
+                        DeviceRemoval.restoreRxe0(step -> {
+                            System.out.println("peer: link-restore: " + step);
+                            steps.add(step);
+                        });
+                        if (cm == null) {
+                            start();   // the echo server again, on the new rxe0
+                        }
+                        return "restored (" + String.join("; ", steps) + ")";
+                    });
                     default -> "error: unknown command '" + line + "'";
                 };
             } catch (Exception e) {
                 return "error: " + e;
+            }
+        }
+
+        /** A step that may block in the kernel or in librdmacm. */
+        private interface Step {
+            String run() throws Exception;
+        }
+
+        /**
+         * Runs {@code step}; if it has not finished after {@link #WATCHDOG}, prints what this
+         * host is doing (every thread's Java stack, every task's kernel stack, the blocked tasks
+         * from sysrq-w, dmesg, the RDMA devices) so a hang says where it is.
+         */
+        private static String watched(String what, Step step) throws Exception {
+            long t0 = System.nanoTime();
+            Thread caller = Thread.currentThread();
+            var done = new java.util.concurrent.CountDownLatch(1);
+            Thread.ofPlatform().daemon().name("watchdog-" + what).start(() -> {
+                try {
+                    if (!done.await(WATCHDOG.toMillis(), TimeUnit.MILLISECONDS)) {
+                        System.out.println("peer: " + what + " has not finished after " + WATCHDOG.toSeconds()
+                                + " s; where host b is:\n" + diagnostics(caller));
+                    }
+                } catch (InterruptedException ignored) {
+                    // the JVM is ending
+                }
+            });
+            try {
+                String r = step.run();
+                System.out.printf(java.util.Locale.ROOT, "peer: %s: %s (%.0f ms)%n", what, r,
+                        (System.nanoTime() - t0) / 1e6);
+                return r;
+            } finally {
+                done.countDown();
             }
         }
 
@@ -190,8 +250,42 @@ public final class TwoHostPeer {
             if (child != null) {
                 child.destroyForcibly();
             }
-            cm.close();
+            if (cm != null) {
+                cm.close();
+            }
         }
+    }
+
+    /** How long a device step may take before the watchdog prints where this host is. */
+    static final Duration WATCHDOG = Duration.ofSeconds(40);
+
+    /** Java stacks of this JVM, kernel stacks of its tasks, blocked tasks (sysrq-w), dmesg, RDMA devices. */
+    static String diagnostics(Thread stuck) {
+        var sb = new StringBuilder("--- the stuck thread (" + stuck.getName() + "):\n");
+        for (StackTraceElement e : stuck.getStackTrace()) {
+            sb.append("    at ").append(e).append('\n');
+        }
+        sb.append("--- other threads:\n");
+        Thread.getAllStackTraces().forEach((t, st) -> {
+            if (t != stuck && st.length > 0) {
+                sb.append(t.getName()).append(" ").append(t.getState()).append('\n');
+                for (int i = 0; i < Math.min(st.length, 12); i++) {
+                    sb.append("    at ").append(st[i]).append('\n');
+                }
+            }
+        });
+        String shell = "for t in /proc/" + ProcessHandle.current().pid() + "/task/*; do "
+                + "echo \"task $(basename $t) $(cat $t/comm) wchan=$(cat $t/wchan)\"; cat $t/stack 2>&1 | head -20; done; "
+                + "echo '--- D-state tasks:'; ps -eo pid,stat,wchan:32,args | awk '$2 ~ /D/'; "
+                + "for p in $(pgrep -x rdma); do echo \"rdma pid $p: $(cat /proc/$p/cmdline | tr '\\0' ' ')\"; cat /proc/$p/stack; done; "
+                + "echo '--- native stacks of the threads in librdmacm/libibverbs (gdb):'; "
+                + "timeout 90 gdb -p " + ProcessHandle.current().pid() + " -batch -ex 'set pagination off' "
+                + "-ex 'thread apply all bt 14' 2>&1 | awk '/^Thread /{if (b ~ /rdma|ucma|ibv|verbs/) print b; b=\"\"} "
+                + "{b=b $0 \"\\n\"} END{if (b ~ /rdma|ucma|ibv|verbs/) print b}'; "
+                + "echo w > /proc/sysrq-trigger; echo '--- dmesg:'; dmesg | tail -n 120; "
+                + "echo '--- rdma link:'; timeout 5 rdma link show; timeout 5 rdma res show; ip -br link";
+        sb.append(ExternalProcess.run(Duration.ofSeconds(120), "sh", "-c", shell).output());
+        return sb.toString();
     }
 
     /** Echoes every message; reports failures, async events and each connection's history when it ends. */
