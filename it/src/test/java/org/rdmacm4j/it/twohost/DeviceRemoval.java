@@ -18,8 +18,8 @@ final class DeviceRemoval {
 
     private DeviceRemoval() { }
 
-    /** Adds the helper, then deletes rxe0; returns how long the delete took, in ms, or throws if it did not finish. */
-    static double deleteRxe0() throws InterruptedException {
+    /** A second rxe device on a veth pair, so librdmacm's device list is never empty while rxe0 goes. */
+    private static void addHelperDevice() throws InterruptedException {
         String modprobe = System.getenv("RIG_KTREE") == null ? "modprobe veth"
                 : "modprobe -d \"$RIG_KTREE\" -S \"$RIG_KVER\" veth";
         var veth = ExternalProcess.run(Duration.ofSeconds(30), "sh", "-c", modprobe + " && ip link add "
@@ -29,6 +29,11 @@ final class DeviceRemoval {
             throw new AssertionError("no helper netdev: " + veth);
         }
         RdmaLinks.add(HELPER, HELPER_NETDEV, Duration.ofSeconds(30));
+    }
+
+    /** Adds the helper, then deletes rxe0; returns how long the delete took, in ms, or throws if it did not finish. */
+    static double deleteRxe0() throws InterruptedException {
+        addHelperDevice();
         long t0 = System.nanoTime();
         var r = RdmaLinks.delete(DEVICE, Duration.ofSeconds(30));
         double ms = (System.nanoTime() - t0) / 1e6;
@@ -49,15 +54,7 @@ final class DeviceRemoval {
      */
     static double deleteRxe0Serialized(java.util.concurrent.CompletableFuture<?> removalHeard, Runnable quiesce,
             java.util.function.Consumer<String> log) throws Exception {
-        String modprobe = System.getenv("RIG_KTREE") == null ? "modprobe veth"
-                : "modprobe -d \"$RIG_KTREE\" -S \"$RIG_KVER\" veth";
-        var veth = ExternalProcess.run(Duration.ofSeconds(30), "sh", "-c", modprobe + " && ip link add "
-                + HELPER_NETDEV + " type veth peer name vhelp1 && ip link set " + HELPER_NETDEV + " up && "
-                + "ip link set vhelp1 up");
-        if (veth.exitCode() != 0) {
-            throw new AssertionError("no helper netdev: " + veth);
-        }
-        RdmaLinks.add(HELPER, HELPER_NETDEV, Duration.ofSeconds(30));
+        addHelperDevice();
         long t0 = System.nanoTime();
         try (ExternalProcess p = ExternalProcess.start("rdma", "link", "delete", DEVICE)) {
             removalHeard.get(15, java.util.concurrent.TimeUnit.SECONDS);
