@@ -55,7 +55,10 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
         ActivePhase next = input instanceof Input.TimerExpired t && !d.timers.isCurrent(t)
                 ? state.phase()   // a cancelled or superseded timer: harmless, ignore
                 : dispatch(state.phase(), input, d, out);
-        return new Transition<>(new ActiveState(next, d.build()), out.actions);
+        ConnectionContext c = d.build();
+        // A step that changed nothing keeps its state object (no equal copy per step).
+        return new Transition<>(next == state.phase() && c == state.context() ? state : new ActiveState(next, c),
+                out.list());
     }
 
     private ActivePhase dispatch(ActivePhase phase, Input in, Draft d, Emitter out) {
@@ -91,11 +94,11 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                 yield ActivePhase.RESOLVING_ADDR;
             }
             case Input.Command.Close c -> {
-                d.closeWaiters.add(c.request());
+                d.closeWaiters().add(c.request());
                 yield ActivePhase.of(Teardown.finish(d, out));
             }
             case Input.Command.Abort c -> {
-                d.closeWaiters.add(c.request());
+                d.closeWaiters().add(c.request());
                 yield ActivePhase.of(Teardown.finish(d, out));
             }
             case Input.Command.Disconnect c -> {
@@ -215,15 +218,15 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
             case Input.CallsSucceeded s -> phase;
             case Input.CallFailed f -> callFailed(phase, f, d, out);
             case Input.Command.Close c -> {
-                d.closeWaiters.add(c.request());
+                d.closeWaiters().add(c.request());
                 yield giveUp(phase, d, out, new Failure.Closed());
             }
             case Input.Command.Abort c -> {
-                d.closeWaiters.add(c.request());
+                d.closeWaiters().add(c.request());
                 yield giveUp(phase, d, out, new Failure.Closed());
             }
             case Input.Command.Disconnect c -> {
-                d.disconnectWaiters.add(c.request());
+                d.disconnectWaiters().add(c.request());
                 yield giveUp(phase, d, out, new Failure.Closed());
             }
             case Input.Command.Cancel c -> giveUp(phase, d, out, new Failure.Cancelled());
@@ -332,15 +335,15 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
         if (in instanceof Input.Command c) {
             return switch (c) {
                 case Input.Command.Close x -> {
-                    d.closeWaiters.add(x.request());
+                    d.closeWaiters().add(x.request());
                     yield ActivePhase.of(Teardown.takeOver(d, out, new Failure.Closed(), stage));
                 }
                 case Input.Command.Abort x -> {
-                    d.closeWaiters.add(x.request());
+                    d.closeWaiters().add(x.request());
                     yield ActivePhase.of(Teardown.takeOver(d, out, new Failure.Closed(), stage));
                 }
                 case Input.Command.Disconnect x -> {
-                    d.disconnectWaiters.add(x.request());
+                    d.disconnectWaiters().add(x.request());
                     yield ActivePhase.of(Teardown.takeOver(d, out, new Failure.Closed(), stage));
                 }
                 case Input.Command.Cancel x -> ActivePhase.of(Teardown.takeOver(d, out, new Failure.Cancelled(), stage));
@@ -396,11 +399,11 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                 yield unexpected(out, phase, in, "timer should have been cancelled when the connect was abandoned");
             }
             case Input.Command.Close c -> {
-                d.closeWaiters.add(c.request());
+                d.closeWaiters().add(c.request());
                 yield phase;
             }
             case Input.Command.Abort c -> {
-                d.closeWaiters.add(c.request());
+                d.closeWaiters().add(c.request());
                 yield phase;
             }
             case Input.Command.Disconnect c -> {

@@ -63,32 +63,41 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
     public record Group(long request, boolean joined, int rejoins) { }
 
     public ConnectionContext {
-        closeWaiters = List.copyOf(closeWaiters);
+        closeWaiters = List.copyOf(closeWaiters);   // the same list if it is already an immutable copy
         disconnectWaiters = List.copyOf(disconnectWaiters);
         Objects.requireNonNull(retryFrom, "retryFrom");
         Objects.requireNonNull(timers, "timers");
-        groups = java.util.Collections.unmodifiableMap(new TreeMap<>(groups));
+        // RC ids never have groups: no sorted copy (and wrapper) per step for them.
+        groups = groups.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(new TreeMap<>(groups));
         Objects.requireNonNull(peerData, "peerData");
         Objects.requireNonNull(requestParams, "requestParams");
     }
 
+    private static final ConnectionContext FRESH = new ConnectionContext(0, null, List.of(), List.of(), 0,
+            RetryFrom.RESOLVE_ADDR, true, false, false, false, false, false, false, Timers.none(), Map.of(),
+            PrivateData.Received.nothing(), new EventParams.None(), null, false, null, null, false, false);
+
     /** A fresh id that exists natively and owns nothing else yet. */
     public static ConnectionContext fresh() {
-        return new ConnectionContext(0, null, List.of(), List.of(), 0, RetryFrom.RESOLVE_ADDR, true, false,
-                false, false, false, false, false, Timers.none(), Map.of(), PrivateData.Received.nothing(),
-                new EventParams.None(), null, false, null, null, false, false);
+        return FRESH;
     }
 
     Draft draft() {
         return new Draft(this);
     }
 
-    /** The mutable working copy of one step; never escapes the step. */
+    /**
+     * The mutable working copy of one step; never escapes the step. Every step of every id makes
+     * one on the dispatcher thread, so it copies nothing up front: the waiter lists and the groups
+     * are copied when a step first asks for them, and a step that changed nothing gets its old
+     * context back from {@link #build} instead of an equal new one.
+     */
     static final class Draft {
+        private final ConnectionContext base;
         long pendingOpen;
         PrivateData openPayload;
-        final List<Long> closeWaiters;
-        final List<Long> disconnectWaiters;
+        private ArrayList<Long> closeWaiters;        // null: base's, untouched
+        private ArrayList<Long> disconnectWaiters;   // null: base's, untouched
         int attempts;
         RetryFrom retryFrom;
         boolean hasId;
@@ -99,7 +108,7 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
         boolean disconnectSent;
         boolean established;
         Timers timers;
-        final TreeMap<String, Group> groups;
+        private TreeMap<String, Group> groups;       // null: base's, untouched
         PrivateData.Received peerData;
         EventParams requestParams;
         CmTuning acceptTuning;
@@ -110,10 +119,9 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
         boolean disconnectAnswered;
 
         Draft(ConnectionContext c) {
+            base = c;
             pendingOpen = c.pendingOpen;
             openPayload = c.openPayload;
-            closeWaiters = new ArrayList<>(c.closeWaiters);
-            disconnectWaiters = new ArrayList<>(c.disconnectWaiters);
             attempts = c.attempts;
             retryFrom = c.retryFrom;
             hasId = c.hasId;
@@ -124,7 +132,6 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
             disconnectSent = c.disconnectSent;
             established = c.established;
             timers = c.timers;
-            groups = new TreeMap<>(c.groups);
             peerData = c.peerData;
             requestParams = c.requestParams;
             acceptTuning = c.acceptTuning;
@@ -135,11 +142,71 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
             disconnectAnswered = c.disconnectAnswered;
         }
 
+        /** The close waiters, to read or change (copied from the context on first use). */
+        List<Long> closeWaiters() {
+            if (closeWaiters == null) {
+                closeWaiters = new ArrayList<>(base.closeWaiters);
+            }
+            return closeWaiters;
+        }
+
+        /** The disconnect waiters, to read or change (copied from the context on first use). */
+        List<Long> disconnectWaiters() {
+            if (disconnectWaiters == null) {
+                disconnectWaiters = new ArrayList<>(base.disconnectWaiters);
+            }
+            return disconnectWaiters;
+        }
+
+        /** The multicast groups, to read or change (copied from the context on first use). */
+        TreeMap<String, Group> groups() {
+            if (groups == null) {
+                groups = new TreeMap<>(base.groups);
+            }
+            return groups;
+        }
+
+        /** Whether any close waits, without copying the list. */
+        boolean hasCloseWaiters() {
+            return closeWaiters == null ? !base.closeWaiters.isEmpty() : !closeWaiters.isEmpty();
+        }
+
+        /** Whether any disconnect waits, without copying the list. */
+        boolean hasDisconnectWaiters() {
+            return disconnectWaiters == null ? !base.disconnectWaiters.isEmpty() : !disconnectWaiters.isEmpty();
+        }
+
+        /** Whether there is any group, without copying them. */
+        boolean hasGroups() {
+            return groups == null ? !base.groups.isEmpty() : !groups.isEmpty();
+        }
+
         ConnectionContext build() {
-            return new ConnectionContext(pendingOpen, openPayload, closeWaiters, disconnectWaiters, attempts,
+            List<Long> close = closeWaiters == null || closeWaiters.equals(base.closeWaiters)
+                    ? base.closeWaiters : closeWaiters;
+            List<Long> disconnect = disconnectWaiters == null || disconnectWaiters.equals(base.disconnectWaiters)
+                    ? base.disconnectWaiters : disconnectWaiters;
+            Map<String, Group> g = groups == null || groups.equals(base.groups) ? base.groups : groups;
+            if (close == base.closeWaiters && disconnect == base.disconnectWaiters && g == base.groups
+                    && unchangedScalars()) {
+                return base;
+            }
+            return new ConnectionContext(pendingOpen, openPayload, close, disconnect, attempts,
                     retryFrom, hasId, hasQp, hasCq, connectSent, connectionLost, disconnectSent, established,
-                    timers, groups, peerData, requestParams, acceptTuning, settleOwed, expired, pendingOutcome,
+                    timers, g, peerData, requestParams, acceptTuning, settleOwed, expired, pendingOutcome,
                     connectOutstanding, disconnectAnswered);
+        }
+
+        /** Every field but the collections still holds the base's value (the same object, for references). */
+        private boolean unchangedScalars() {
+            ConnectionContext c = base;
+            return pendingOpen == c.pendingOpen && openPayload == c.openPayload && attempts == c.attempts
+                    && retryFrom == c.retryFrom && hasId == c.hasId && hasQp == c.hasQp && hasCq == c.hasCq
+                    && connectSent == c.connectSent && connectionLost == c.connectionLost
+                    && disconnectSent == c.disconnectSent && established == c.established && timers == c.timers
+                    && peerData == c.peerData && requestParams == c.requestParams && acceptTuning == c.acceptTuning
+                    && settleOwed == c.settleOwed && expired == c.expired && pendingOutcome == c.pendingOutcome
+                    && connectOutstanding == c.connectOutstanding && disconnectAnswered == c.disconnectAnswered;
         }
     }
 }

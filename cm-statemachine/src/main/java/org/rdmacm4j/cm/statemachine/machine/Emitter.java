@@ -14,6 +14,22 @@ import org.rdmacm4j.cm.statemachine.Phase;
 final class Emitter {
     final List<Action> actions = new ArrayList<>();
 
+    /**
+     * The actions as the immutable list a Transition keeps. Most steps emit one to three actions:
+     * List.of holds those without an array, and Transition's List.copyOf then keeps it as it is
+     * (copying the ArrayList would cost two array copies and a list per step).
+     */
+    List<Action> list() {
+        int n = actions.size();
+        if (n == 0) {
+            return List.of();
+        }
+        if (n == 1) {
+            return List.of(actions.get(0));
+        }
+        return n == 2 ? List.of(actions.get(0), actions.get(1)) : List.copyOf(actions);
+    }
+
     void add(Action action) {
         actions.add(action);
     }
@@ -28,7 +44,12 @@ final class Emitter {
 
     /** Whether this step already contains a fallible native call. */
     boolean hasNativeCall() {
-        return actions.stream().anyMatch(a -> a instanceof Action.NativeCall);
+        for (int i = 0; i < actions.size(); i++) {   // indexed: no stream or iterator per step
+            if (actions.get(i) instanceof Action.NativeCall) {
+                return true;
+            }
+        }
+        return false;
     }
 
     void notice(Notice notice) {

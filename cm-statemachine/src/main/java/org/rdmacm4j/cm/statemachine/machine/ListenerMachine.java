@@ -43,13 +43,13 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
         Emitter out = new Emitter();
         out.ackIfEvent(in);
         if (in instanceof Input.TimerExpired t && !s.timers().isCurrent(t)) {
-            return new Transition<>(s, out.actions);
+            return new Transition<>(s, out.list());
         }
         ListenerState next = switch (s.phase()) {
             case LISTENING, RELISTEN_BACKOFF -> live(s, in, out);
             case CLOSED -> closed(s, in, out);
         };
-        return new Transition<>(next, out.actions);
+        return new Transition<>(next, out.list());
     }
 
     private ListenerState live(ListenerState s, Input in, Emitter out) {

@@ -72,15 +72,15 @@ final class Live {
             case Input.CallsSucceeded s -> Optional.empty();
             case Input.CallFailed f -> stay(out, phase, in, "no native call is outstanding");
             case Input.Command.Close c -> {
-                d.closeWaiters.add(c.request());
+                d.closeWaiters().add(c.request());
                 yield Optional.of(Teardown.begin(d, out, p, Mode.GRACEFUL, new Failure.Closed()));
             }
             case Input.Command.Abort c -> {
-                d.closeWaiters.add(c.request());
+                d.closeWaiters().add(c.request());
                 yield Optional.of(Teardown.begin(d, out, p, Mode.ABORT, new Failure.Closed()));
             }
             case Input.Command.Disconnect c -> {
-                d.disconnectWaiters.add(c.request());
+                d.disconnectWaiters().add(c.request());
                 yield Optional.of(Teardown.begin(d, out, p, Mode.GRACEFUL, new Failure.Closed()));
             }
             case Input.Command.Cancel c -> Optional.empty();

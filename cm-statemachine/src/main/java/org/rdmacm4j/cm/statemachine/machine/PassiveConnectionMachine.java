@@ -57,7 +57,7 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
     public Transition<PassiveState> open(Input.CmEvent request, CmTuning deviceLimits) {
         Emitter out = new Emitter();
         Draft d = Requests.open(request, deviceLimits, policy, out);
-        return new Transition<>(new PassiveState(PassivePhase.REQUEST_RECEIVED, d.build()), out.actions);
+        return new Transition<>(new PassiveState(PassivePhase.REQUEST_RECEIVED, d.build()), out.list());
     }
 
     @Override
@@ -71,7 +71,10 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
         if (next != PassivePhase.REQUEST_RECEIVED) {
             Requests.settle(d, out);
         }
-        return new Transition<>(new PassiveState(next, d.build()), out.actions);
+        ConnectionContext c = d.build();
+        // A step that changed nothing keeps its state object (no equal copy per step).
+        return new Transition<>(next == state.phase() && c == state.context() ? state : new PassiveState(next, c),
+                out.list());
     }
 
     private PassivePhase dispatch(PassivePhase phase, Input in, Draft d, Emitter out) {
@@ -165,7 +168,7 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
     }
 
     private PassivePhase refuse(Draft d, Emitter out, long request) {
-        d.closeWaiters.add(request);
+        d.closeWaiters().add(request);
         Requests.reject(out, SystemReject.LISTENER_CLOSED);
         return PassivePhase.of(Teardown.finish(d, out));
     }
@@ -257,15 +260,15 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                 case Action.Relisten a -> unexpected(out, phase, in, "a passive id never listens");
             };
             case Input.Command.Close c -> {
-                d.closeWaiters.add(c.request());
+                d.closeWaiters().add(c.request());
                 yield fail(d, out, new Failure.Closed(), Mode.ABORT);
             }
             case Input.Command.Abort c -> {
-                d.closeWaiters.add(c.request());
+                d.closeWaiters().add(c.request());
                 yield fail(d, out, new Failure.Closed(), Mode.ABORT);
             }
             case Input.Command.Disconnect c -> {
-                d.disconnectWaiters.add(c.request());
+                d.disconnectWaiters().add(c.request());
                 yield fail(d, out, new Failure.Closed(), Mode.ABORT);
             }
             case Input.Command.Cancel c -> fail(d, out, new Failure.Cancelled(), Mode.ABORT);

@@ -47,9 +47,11 @@ final class Teardown {
             d.pendingOpen = 0;
         }
         d.pendingOutcome = null;
-        for (Map.Entry<String, Group> g : d.groups.entrySet()) {
-            if (g.getValue().request() != 0) {
-                out.fail(g.getValue().request(), cause);
+        if (d.hasGroups()) {
+            for (Map.Entry<String, Group> g : d.groups().entrySet()) {
+                if (g.getValue().request() != 0) {
+                    out.fail(g.getValue().request(), cause);
+                }
             }
         }
         for (TimerKind kind : OPEN_TIMERS) {
@@ -57,10 +59,12 @@ final class Teardown {
         }
         // Always detach, even when the device is gone: ibv_destroy_qp of a QP still attached to a
         // multicast group fails with EBUSY, and the QP, CQ and channel would all leak.
-        for (String group : d.groups.keySet()) {
-            out.add(new Action.LeaveMulticast(group));
+        if (d.hasGroups()) {
+            for (String group : d.groups().keySet()) {
+                out.add(new Action.LeaveMulticast(group));
+            }
+            d.groups().clear();
         }
-        d.groups.clear();
         return switch (mode) {
             case DEVICE_GONE -> release(d, out, p);
             case ABORT -> {
@@ -181,14 +185,13 @@ final class Teardown {
         d.hasId = false;
         d.hasQp = false;
         d.hasCq = false;
-        d.groups.clear();
+        if (d.hasGroups()) {
+            d.groups().clear();
+        }
         d.connectOutstanding = false;
         d.timers = d.timers.cancelAll(out.actions);
         completeDisconnectWaiters(d, out);
-        for (long r : d.closeWaiters) {
-            out.complete(r, new Outcome.Done());
-        }
-        d.closeWaiters.clear();
+        completeCloseWaiters(d, out);
         return Stage.CLOSED;
     }
 
@@ -217,18 +220,26 @@ final class Teardown {
         }
         d.timers = d.timers.cancelAll(out.actions);
         completeDisconnectWaiters(d, out);
-        for (long r : d.closeWaiters) {
-            out.complete(r, new Outcome.Done());
-        }
-        d.closeWaiters.clear();
+        completeCloseWaiters(d, out);
         return Stage.CLOSED;
     }
 
     private static void completeDisconnectWaiters(Draft d, Emitter out) {
-        for (long r : d.disconnectWaiters) {
-            out.complete(r, new Outcome.Done());
+        if (d.hasDisconnectWaiters()) {   // no copy of an empty list in every teardown
+            for (long r : d.disconnectWaiters()) {
+                out.complete(r, new Outcome.Done());
+            }
+            d.disconnectWaiters().clear();
         }
-        d.disconnectWaiters.clear();
+    }
+
+    private static void completeCloseWaiters(Draft d, Emitter out) {
+        if (d.hasCloseWaiters()) {
+            for (long r : d.closeWaiters()) {
+                out.complete(r, new Outcome.Done());
+            }
+            d.closeWaiters().clear();
+        }
     }
 
     /**
@@ -346,11 +357,11 @@ final class Teardown {
     private static Stage onCommand(Stage stage, Input.Command c, Draft d, Emitter out, ConnectionPolicy p) {
         return switch (c) {
             case Input.Command.Close close -> {
-                d.closeWaiters.add(close.request());
+                d.closeWaiters().add(close.request());
                 yield stage;
             }
             case Input.Command.Abort abort -> {
-                d.closeWaiters.add(abort.request());
+                d.closeWaiters().add(abort.request());
                 yield switch (stage) {
                     case DISCONNECTING, TIMEWAIT -> drain(d, out, p);
                     case DRAINING, RELEASING, CLOSED -> stage;
@@ -358,7 +369,7 @@ final class Teardown {
             }
             case Input.Command.Disconnect disconnect -> {
                 if (stage == Stage.DISCONNECTING) {
-                    d.disconnectWaiters.add(disconnect.request());
+                    d.disconnectWaiters().add(disconnect.request());
                 } else {
                     out.complete(disconnect.request(), new Outcome.Done());
                 }

@@ -63,7 +63,7 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
     public Transition<UdState> openRequest(Input.CmEvent request, CmTuning deviceLimits) {
         Emitter out = new Emitter();
         Draft d = Requests.open(request, deviceLimits, policy, out);
-        return new Transition<>(new UdState(UdPhase.REQUEST_RECEIVED, d.build()), out.actions);
+        return new Transition<>(new UdState(UdPhase.REQUEST_RECEIVED, d.build()), out.list());
     }
 
     @Override
@@ -77,7 +77,10 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
         if (next != UdPhase.REQUEST_RECEIVED) {
             Requests.settle(d, out);
         }
-        return new Transition<>(new UdState(next, d.build()), out.actions);
+        ConnectionContext c = d.build();
+        // A step that changed nothing keeps its state object (no equal copy per step).
+        return new Transition<>(next == state.phase() && c == state.context() ? state : new UdState(next, c),
+                out.list());
     }
 
     private UdPhase dispatch(UdPhase phase, Input in, Draft d, Emitter out) {
@@ -222,11 +225,11 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                 yield UdPhase.of(Teardown.finish(d, out));
             }
             case Input.Command.Close c -> {
-                d.closeWaiters.add(c.request());
+                d.closeWaiters().add(c.request());
                 yield closeOpening(phase, d, out, new Failure.Closed());
             }
             case Input.Command.Abort c -> {
-                d.closeWaiters.add(c.request());
+                d.closeWaiters().add(c.request());
                 yield closeOpening(phase, d, out, new Failure.Closed());
             }
             case Input.Command.Cancel c -> phase == UdPhase.IDLE || phase == UdPhase.REQUEST_RECEIVED
@@ -301,15 +304,15 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
         UdPhase phase = UdPhase.READY;
         return switch (in) {
             case Input.Command.JoinMulticast c -> {
-                if (d.groups.containsKey(c.group())) {
+                if (d.groups().containsKey(c.group())) {
                     yield illegal(out, c.request(), "already joined or joining " + c.group(), phase);
                 }
-                d.groups.put(c.group(), new Group(c.request(), false, 0));
+                d.groups().put(c.group(), new Group(c.request(), false, 0));
                 out.add(new Action.JoinMulticast(c.group()));
                 yield phase;
             }
             case Input.Command.LeaveMulticast c -> {
-                Group g = d.groups.remove(c.group());
+                Group g = d.groups().remove(c.group());
                 if (g == null) {
                     yield illegal(out, c.request(), "not a member of " + c.group(), phase);
                 }
@@ -323,23 +326,23 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                 yield phase;
             }
             case Input.Command.Cancel c -> {
-                for (var entry : java.util.List.copyOf(d.groups.entrySet())) {
+                for (var entry : java.util.List.copyOf(d.groups().entrySet())) {
                     if (!entry.getValue().joined()) {
                         if (entry.getValue().request() != 0) {
                             out.fail(entry.getValue().request(), new Failure.Cancelled());
                         }
-                        d.groups.remove(entry.getKey());
+                        d.groups().remove(entry.getKey());
                         out.add(new Action.LeaveMulticast(entry.getKey()));
                     }
                 }
                 yield phase;
             }
             case Input.Command.Close c -> {
-                d.closeWaiters.add(c.request());
+                d.closeWaiters().add(c.request());
                 yield fail(d, out, new Failure.Closed(), Mode.GRACEFUL);
             }
             case Input.Command.Abort c -> {
-                d.closeWaiters.add(c.request());
+                d.closeWaiters().add(c.request());
                 yield fail(d, out, new Failure.Closed(), Mode.ABORT);
             }
             case Input.Command.Disconnect c -> {
@@ -391,7 +394,7 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
             case Input.CallsSucceeded s -> callsSucceeded(phase, d, out);
             case Input.CallFailed f -> switch (f.call()) {
                 case Action.JoinMulticast j -> {
-                    Group g = d.groups.remove(j.group());
+                    Group g = d.groups().remove(j.group());
                     if (g == null) {
                         yield unexpected(out, phase, in, "join failed for a group that is not tracked");
                     }
@@ -436,12 +439,12 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
 
     private UdPhase joined(CmEvent e, Draft d, Emitter out) {
         String group = e.params() instanceof EventParams.Ud ud ? ud.group() : "";
-        Group g = d.groups.get(group);
+        Group g = d.groups().get(group);
         if (g == null || g.joined()) {
             out.unexpected(UdPhase.READY, e, g == null ? "join for a group that is not tracked" : "duplicate join");
             return UdPhase.READY;
         }
-        d.groups.put(group, new Group(0, true, 0));
+        d.groups().put(group, new Group(0, true, 0));
         if (g.request() != 0) {
             out.complete(g.request(), new Outcome.Joined(group, e.params()));
         } else {
@@ -453,20 +456,20 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
     /** librdmacm: the group "is no longer accessible and should be rejoined if needed" (rdma_cm(7)). */
     private UdPhase multicastError(CmEvent e, Draft d, Emitter out) {
         String group = e.params() instanceof EventParams.Ud ud ? ud.group() : "";
-        Group g = d.groups.get(group);
+        Group g = d.groups().get(group);
         if (g == null) {
             out.unexpected(UdPhase.READY, e, "error for a group that is not tracked");
             return UdPhase.READY;
         }
         out.add(new Action.LeaveMulticast(group));
         if (g.request() != 0) {
-            d.groups.remove(group);
+            d.groups().remove(group);
             out.fail(g.request(), new Failure.MulticastError(group, e.status()));
         } else if (g.rejoins() < policy.maxRejoins()) {
-            d.groups.put(group, new Group(0, false, g.rejoins() + 1));
+            d.groups().put(group, new Group(0, false, g.rejoins() + 1));
             out.add(new Action.JoinMulticast(group));
         } else {
-            d.groups.remove(group);
+            d.groups().remove(group);
             out.notice(new Notice.MulticastLost(group, e.status()));
         }
         return UdPhase.READY;
