@@ -110,6 +110,8 @@ public final class Dispatcher implements CmPort.EventSink {
      * drained in full every loop turn, before timers. Guarded by {@link #tasks}, like the door.
      */
     private final ArrayDeque<Task> answers = new ArrayDeque<>();
+    /** The owner of answers that owe no future (one per dispatcher, not one per answer): nobody reads it. */
+    private final CompletableFuture<Void> noOwner = new CompletableFuture<>();
     private final Set<IdDriver> live = new LinkedHashSet<>();
     private final Map<Long, NativeId> offered = new HashMap<>();
     /** An input for another id produced while an id's actions ran; fed once that step is done. */
@@ -123,6 +125,18 @@ public final class Dispatcher implements CmPort.EventSink {
     private volatile boolean stopRequested;
     private volatile Throwable broken;
     private boolean feeding;
+    /**
+     * The dispatcher's "now" for the work of the current loop turn (dispatcher thread): read when
+     * the turn starts (after the wait) and again once its user tasks ran, then used for every step,
+     * history entry, timer armed and timer fired until the next read. In the QEMU/TCG guest each
+     * clock read is a clock_gettime syscall (no vDSO), and a connection's steps read it dozens of
+     * times otherwise. A timer armed late in a turn is measured from the read before it, so it fires
+     * at most the work of one turn early (microseconds on a host, a few milliseconds under TCG):
+     * every machine timer bounds a wait on the kernel or the peer (deadlines of hundreds of ms or
+     * more, backoffs), none promises a minimum delay to be exact to the millisecond. The rare
+     * timers that follow an unexplained flush or a lost multicast group read the clock afresh.
+     */
+    private long turnNanos;
     private long eventSeq;
     private long requestSeq;
     private long idSerial;
@@ -166,7 +180,7 @@ public final class Dispatcher implements CmPort.EventSink {
             ActiveConnectionMachine machine = new ActiveConnectionMachine(activePolicy(options));
             IdDriver d = newDriver(IdDriver.Kind.ACTIVE, machine, ActiveState.initial(), nid);
             d.lockstep = gate;
-            d.lockstepDeadline = clock.getAsLong() + options.deadlines().connect().toNanos();
+            d.lockstepDeadline = turnNanos + options.deadlines().connect().toNanos();
             d.source = options.source();
             d.destination = destination;
             d.qp = options.qp();
@@ -236,7 +250,7 @@ public final class Dispatcher implements CmPort.EventSink {
         // An offered request's decision deadline runs: the accept must not queue behind a burst.
         submitAnswer(f, () -> {
             if (p.connection == null) {
-                p.connection = new ConnectionImpl(this, p, handler, clock.getAsLong());
+                p.connection = new ConnectionImpl(this, p, handler, turnNanos);
                 p.connection.peer = r.peerAddress();
                 p.connection.local = r.localAddress();
                 p.qp = options.qp();
@@ -481,7 +495,7 @@ public final class Dispatcher implements CmPort.EventSink {
         IdDriver p = newDriver(IdDriver.Kind.SIDR_ANSWER, machine, opened.next(), nid);
         p.offeredBy = listener;
         p.endpoint = listener.endpoint;
-        p.history.add(clock.getAsLong(), p.phase(), "CONNECT_REQUEST (SIDR)");
+        p.history.add(turnNanos, p.phase(), "CONNECT_REQUEST (SIDR)");
         Input follow = run(p, opened.actions());
         if (follow != null) {
             feed(p, follow);
@@ -557,9 +571,18 @@ public final class Dispatcher implements CmPort.EventSink {
 
     /** Queues work for the dispatcher; fails {@code owner} if the dispatcher no longer runs. Any thread. */
     private boolean submit(CompletableFuture<?> owner, Runnable work) {
-        synchronized (tasks) {
+        return enqueue(tasks, owner, work);
+    }
+
+    /**
+     * Queues {@code work} on {@code queue} ({@link #tasks} or {@link #answers}) and wakes the
+     * dispatcher; once the door is closed, fails {@code owner} instead (the dispatcher died, or the
+     * RdmaCm is closed). Any thread.
+     */
+    private boolean enqueue(ArrayDeque<Task> queue, CompletableFuture<?> owner, Runnable work) {
+        synchronized (tasks) {   // the lock of both queues and of the door
             if (accepting) {
-                tasks.add(new Task(work, owner));
+                queue.add(new Task(work, owner));
                 port.wakeup();
                 return true;
             }
@@ -581,50 +604,43 @@ public final class Dispatcher implements CmPort.EventSink {
      * the loop is retiring every id anyway, and nothing owes a future to an answer.
      */
     private void answer(Runnable work) {
-        synchronized (tasks) {
-            if (accepting) {
-                answers.add(new Task(work, new CompletableFuture<>()));
-                port.wakeup();
-            }
-        }
+        enqueue(answers, noOwner, work);   // failing noOwner after the door closed just drops the answer
     }
 
     /** Like {@link #submit}, into {@link #answers}: for work with a deadline already running. Any thread. */
     private void submitAnswer(CompletableFuture<?> owner, Runnable work) {
-        synchronized (tasks) {
-            if (accepting) {
-                answers.add(new Task(work, owner));
-                port.wakeup();
-                return;
-            }
-        }
-        Throwable cause = broken;
-        owner.completeExceptionally(cause != null
-                ? new ConnectionFailedException("the rdmacm4j dispatcher died", List.of(), cause)
-                : new ConnectionClosedException("the RdmaCm is closed", List.of()));
+        enqueue(answers, owner, work);
     }
 
     // ------------------------------------------------------------------ the loop (dispatcher thread)
 
     private void loop() {
         try {
+            turnNanos = clock.getAsLong();
             while (!stopRequested) {
-                long wait = timers.nanosUntilNext(clock.getAsLong(), MAX_WAIT_NANOS);
+                // Two clock reads per turn (see turnNanos): the wait is measured from the second
+                // read of the last turn, which only fired timers since.
+                long wait = timers.nanosUntilNext(turnNanos, MAX_WAIT_NANOS);
                 synchronized (tasks) {
                     if (!tasks.isEmpty() || !answers.isEmpty()) {
                         wait = 0;
                     }
                 }
                 port.await(wait);
+                turnNanos = clock.getAsLong();
                 port.drainEvents(this);
                 runAnswers();
                 runTasks(TASKS_PER_TURN);
+                // Up to 64 tasks ran (each with native calls): read again, so timers fire on time
+                // and the next wait is not stretched by this turn's work.
+                turnNanos = clock.getAsLong();
                 runAnswers();   // those the tasks' actions just produced (a synchronous fake poller)
-                fireTimers();
+                fireTimers(turnNanos);
             }
             synchronized (tasks) {
                 accepting = false;
             }
+            turnNanos = clock.getAsLong();
             runTasks(Integer.MAX_VALUE);   // what was queued before the door closed still runs
             runAnswers();
             retireAllForShutdown(null);
@@ -695,17 +711,21 @@ public final class Dispatcher implements CmPort.EventSink {
         }
     }
 
-    private void fireTimers() {
+    /**
+     * Fires what is due at {@code now} (the turn's second clock read). A timer that falls due while
+     * these run waits for the next turn, whose wait is then 0 or nearly.
+     */
+    private void fireTimers(long now) {
         if (!gates.isEmpty()) {
-            expireLockstepWaits();
+            expireLockstepWaits(now);
         }
         TimerQueue.Expiry e;
-        while ((e = timers.pollDue(clock.getAsLong())) != null) {
+        while ((e = timers.pollDue(now)) != null) {
             IdDriver d = e.driver();
             feed(d, new Input.TimerExpired(e.kind(), e.generation()));
         }
         Runnable task;
-        while ((task = timers.pollDueTask(clock.getAsLong())) != null) {
+        while ((task = timers.pollDueTask(now)) != null) {
             task.run();
         }
     }
@@ -817,7 +837,7 @@ public final class Dispatcher implements CmPort.EventSink {
             }
             Input in = first;
             while (in != null) {
-                Transition<? extends MachineState<?>> t = d.step(in, clock.getAsLong());
+                Transition<? extends MachineState<?>> t = d.step(in, turnNanos);
                 in = run(d, t.actions());
             }
             if (d.terminal() && !d.retired) {
@@ -874,8 +894,7 @@ public final class Dispatcher implements CmPort.EventSink {
      * Parties held at the first step have no machine deadline yet: past their connect deadline they
      * fail with ConnectTimeoutException (fewer connects than the barrier's parties were started).
      */
-    private void expireLockstepWaits() {
-        long now = clock.getAsLong();
+    private void expireLockstepWaits(long now) {
         for (LockstepGate g : List.copyOf(gates.values())) {
             for (LockstepGate.Held h : g.overdue(now)) {
                 IdDriver d = h.driver();
@@ -896,7 +915,9 @@ public final class Dispatcher implements CmPort.EventSink {
     /** Runs actions in order; returns the follow-up input (CallFailed, CallsSucceeded) or null. */
     private Input run(IdDriver d, List<Action> actions) {
         boolean nativeCallRan = false;
-        for (Action a : actions) {
+        // Indexed (the list is an immutable, random-access copy): no iterator per step.
+        for (int i = 0, n = actions.size(); i < n; i++) {
+            Action a = actions.get(i);
             if (a instanceof Action.NativeCall call) {
                 try {
                     runNative(d, call);
@@ -1031,7 +1052,7 @@ public final class Dispatcher implements CmPort.EventSink {
             case Action.OfferRequest o -> offer(d, o.request());
             case Action.RefuseRequest r -> refuse(r.request(), r.rejectData());
             case Action.SettleRequest s -> settle(d);
-            case Action.ArmTimer t -> timers.arm(d, t.kind(), t.generation(), clock.getAsLong() + t.delayNanos());
+            case Action.ArmTimer t -> timers.arm(d, t.kind(), t.generation(), turnNanos + t.delayNanos());
             case Action.CancelTimer t -> timers.cancel(d, t.kind());
             case Action.CompleteFuture c -> complete(d, c.request(), c.outcome());
             case Action.FailFuture f -> fail(d, f.request(), f.failure());
@@ -1051,12 +1072,16 @@ public final class Dispatcher implements CmPort.EventSink {
             return;
         }
         ListenerImpl l = listener.listener;
-        PassiveConnectionMachine machine = new PassiveConnectionMachine(passivePolicy(l.options, port.transport(nid)));
+        Transport transport = port.transport(nid);
+        PassiveConnectionMachine machine = l.passiveMachine;
+        if (machine == null || machine.policy().transport() != transport) {
+            machine = l.passiveMachine = new PassiveConnectionMachine(passivePolicy(l.options, transport));
+        }
         Transition<? extends MachineState<?>> opened = machine.open(ev, port.deviceLimits(nid));
         IdDriver p = newDriver(IdDriver.Kind.PASSIVE, machine, opened.next(), nid);
         p.offeredBy = listener;
         p.keepalive = l.options.keepalive();
-        p.history.add(clock.getAsLong(), p.phase(), "CONNECT_REQUEST");
+        p.history.add(turnNanos, p.phase(), "CONNECT_REQUEST");
         RequestImpl r = new RequestImpl(this, p, port.peerAddress(nid), port.localAddress(nid),
                 PrivateData.decode(ev.params().privateData()));
         p.request = r;
@@ -1208,7 +1233,7 @@ public final class Dispatcher implements CmPort.EventSink {
         conn.local = port.localAddress(d.nativeId);
         conn.peer = port.peerAddress(d.nativeId);
         conn.peerData = c.peerData().payload().toArray();
-        conn.establishedNanos = clock.getAsLong();
+        conn.establishedNanos = turnNanos;
         if (d.keepalive != null) {
             // Ticks on the connection's poller from here on; the QP is in RTS only now.
             port.startKeepalive(d.nativeId, d.keepalive, conn::peerUnresponsive);
@@ -1443,7 +1468,7 @@ public final class Dispatcher implements CmPort.EventSink {
 
     private IdDriver newDriver(IdDriver.Kind kind, org.rdmacm4j.cm.statemachine.CmIdMachine<?, ?> machine,
                                MachineState<?> initial, NativeId nid) {
-        IdDriver d = new IdDriver(kind, ++idSerial, machine, initial, config.historySize(), clock.getAsLong(),
+        IdDriver d = new IdDriver(kind, ++idSerial, machine, initial, config.historySize(), turnNanos,
                 new SerialExecutor(callbackBase));
         nid.attach(d);
         d.nativeId = nid;

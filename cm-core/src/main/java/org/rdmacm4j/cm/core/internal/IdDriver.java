@@ -53,6 +53,8 @@ final class IdDriver {
     boolean idDestroyed;
     /** The machine reached its terminal phase and the driver was retired. */
     boolean retired;
+    /** Its armed timers by TimerKind ordinal; made and used by TimerQueue only. */
+    TimerQueue.Entry[] armedTimers;
     /** Resources the port failed to free (a quiesce deadline passed): reported, never destroyed. */
     boolean leaked;
 
@@ -115,7 +117,11 @@ final class IdDriver {
     void adopt(MachineState<?> next, Input cause, long nowNanos) {
         state = next;
         phase = next.phase().name();
-        history.add(nowNanos, phase, cause == null ? "open" : Describe.input(cause));
+        if (cause == null) {
+            history.add(nowNanos, phase, "open");
+        } else {
+            history.add(nowNanos, phase, cause);   // described when the history is read
+        }
     }
 
     boolean terminal() {

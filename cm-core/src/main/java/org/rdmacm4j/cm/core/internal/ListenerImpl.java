@@ -23,6 +23,11 @@ final class ListenerImpl implements RdmaListener {
     final RequestHandler handler;
     final ListenOptions options;
     volatile InetSocketAddress local;
+    /**
+     * The machine of the last request's transport, reused for the next request on the same
+     * transport (machines are pure: the policy is all they hold). Dispatcher thread.
+     */
+    org.rdmacm4j.cm.statemachine.machine.PassiveConnectionMachine passiveMachine;
     final CompletableFuture<Void> closed = new CompletableFuture<>();
     private final ArrayDeque<RequestImpl> ready = new ArrayDeque<>();
     private final ArrayDeque<CmFuture<ConnectionRequest>> waiters = new ArrayDeque<>();

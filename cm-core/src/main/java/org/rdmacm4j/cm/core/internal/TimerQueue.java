@@ -1,7 +1,5 @@
 package org.rdmacm4j.cm.core.internal;
 
-import java.util.EnumMap;
-import java.util.Map;
 import java.util.PriorityQueue;
 import org.rdmacm4j.cm.statemachine.TimerKind;
 
@@ -13,7 +11,8 @@ import org.rdmacm4j.cm.statemachine.TimerKind;
 final class TimerQueue {
     record Expiry(IdDriver driver, TimerKind kind, long generation) { }
 
-    private static final class Entry implements Comparable<Entry> {
+    /** One armed timer; also held in its driver's {@link IdDriver#armedTimers} slot until it fires or is cancelled. */
+    static final class Entry implements Comparable<Entry> {
         final long deadline;
         final long order;
         final IdDriver driver;
@@ -47,38 +46,48 @@ final class TimerQueue {
 
     private final PriorityQueue<Entry> heap = new PriorityQueue<>();
     private final PriorityQueue<Task> tasks = new PriorityQueue<>();
-    private final Map<IdDriver, EnumMap<TimerKind, Entry>> armed = new java.util.HashMap<>();
+    private static final int KINDS = TimerKind.values().length;
     private long order;
 
+    // Each driver's armed entries live in a slot array on the driver (one per TimerKind, made once):
+    // arming and cancelling run several times per connection and allocate nothing but the entry.
+
     void arm(IdDriver d, TimerKind kind, long generation, long deadlineNanos) {
-        EnumMap<TimerKind, Entry> byKind = armed.computeIfAbsent(d, k -> new EnumMap<>(TimerKind.class));
-        Entry old = byKind.get(kind);
+        Entry[] slots = d.armedTimers;
+        if (slots == null) {
+            slots = d.armedTimers = new Entry[KINDS];
+        }
+        Entry old = slots[kind.ordinal()];
         if (old != null) {
             old.cancelled = true;
         }
         Entry e = new Entry(deadlineNanos, order++, d, kind, generation);
-        byKind.put(kind, e);
+        slots[kind.ordinal()] = e;
         heap.add(e);
     }
 
     void cancel(IdDriver d, TimerKind kind) {
-        EnumMap<TimerKind, Entry> byKind = armed.get(d);
-        if (byKind == null) {
+        Entry[] slots = d.armedTimers;
+        if (slots == null) {
             return;
         }
-        Entry e = byKind.remove(kind);
+        Entry e = slots[kind.ordinal()];
         if (e != null) {
             e.cancelled = true;
-        }
-        if (byKind.isEmpty()) {
-            armed.remove(d);
+            slots[kind.ordinal()] = null;
         }
     }
 
     void cancelAll(IdDriver d) {
-        EnumMap<TimerKind, Entry> byKind = armed.remove(d);
-        if (byKind != null) {
-            byKind.values().forEach(e -> e.cancelled = true);
+        Entry[] slots = d.armedTimers;
+        if (slots == null) {
+            return;
+        }
+        for (int i = 0; i < slots.length; i++) {
+            if (slots[i] != null) {
+                slots[i].cancelled = true;
+                slots[i] = null;
+            }
         }
     }
 
@@ -125,9 +134,5 @@ final class TimerQueue {
             }
         }
         return null;
-    }
-
-    int armedCount() {
-        return armed.values().stream().mapToInt(Map::size).sum();
     }
 }
