@@ -24,7 +24,7 @@ setup_failed() {
 }
 run() { timeout -k 5 60 "$@" || setup_failed "'$*' exited with $?"; }
 
-say "kernel $(uname -r), $(nproc) vCPU, $(awk '/MemTotal/ {print int($2/1024) " MiB"}' /proc/meminfo)"
+say "kernel $(uname -r), $(nproc) vCPU, $(awk '/MemTotal/ {print int($2/1024) " MiB"}' /proc/meminfo), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
 # crc32_generic first: without it 'rdma link add' fails with "failed to init crc32 algorithm
 # err:-2", because the kernel's own module autoload cannot see the unpacked module tree.
 # Two-host fabric (two-hosts.sh): this guest's address and role are on the kernel command line,

@@ -30,3 +30,21 @@ rig_require_build() {
     rdmacm4j_find_jdk
   fi
 }
+
+# rig_clock_cmdline: the guest kernel's clocksource words for its command line.
+# Under QEMU/TCG the 6.1 kernel fails its TSC sync check between vCPUs ("Marking TSC unstable due
+# to TSCs unsynchronized") and falls back to the emulated HPET: then clock_gettime is no vDSO call
+# but a syscall plus an emulated MMIO read, 3.3 us per call against 76 ns on the TSC (measured in
+# one guest each, 2026-11-23, benchmarks/target/clk in docs/benchmarks.md "Guest clocksource"). A
+# JVM reads the clock tens of thousands of times where a C tool reads it a handful, and the
+# kernel's own timekeeping pays the HPET too, so the default HPET guest misstates both sides
+# against real hardware, where the TSC is the clocksource. TCG derives every vCPU's TSC from the
+# host's invariant TSC (the guest calibrates it at the host's frequency), so it is trustworthy
+# here. RDMACM4J_GUEST_CLOCK=kernel leaves the choice to the guest kernel (HPET).
+rig_clock_cmdline() {
+  case "${RDMACM4J_GUEST_CLOCK:-tsc}" in
+    tsc) printf '%s' "clocksource=tsc tsc=reliable" ;;
+    kernel) printf '%s' "" ;;
+    *) rig_die "RDMACM4J_GUEST_CLOCK must be tsc or kernel, not '${RDMACM4J_GUEST_CLOCK}'" ;;
+  esac
+}

@@ -55,6 +55,7 @@ mkdir -p "${out}/a" "${out}/b"
 
 "${repo}/scripts/ensure-host-packages.sh"
 rig_prepare_kernel
+clock_words=$(rig_clock_cmdline)   # dies here on a bad RDMACM4J_GUEST_CLOCK
 ctl=$(mktemp -d)   # host-only: the monitors' FIFOs
 boot_timeout="${RDMACM4J_BOOT_TIMEOUT:-300}"
 port=$(( 20000 + (RANDOM % 20000) ))
@@ -80,7 +81,7 @@ ENV
     -chardev "pipe,id=mon0,path=${ctl}/mon-${r}" -mon chardev=mon0,mode=readline \
     -netdev "socket,id=n0,${sock}" -device "virtio-net-pci,netdev=n0,mac=${mac[${r}]}" \
     -kernel "${RIG_VMLINUZ}" -initrd "${RIG_INITRAMFS}" \
-    -append "console=ttyS0 quiet loglevel=3 panic=-1 rdmacm4j.out=${o} rdmacm4j.setup=${rigdir}/guest-setup.sh rdmacm4j.repo=${repo} rdmacm4j.role=${r} rdmacm4j.addr=${addr[${r}]}" \
+    -append "console=ttyS0 quiet loglevel=3 panic=-1 rdmacm4j.out=${o} rdmacm4j.setup=${rigdir}/guest-setup.sh rdmacm4j.repo=${repo} rdmacm4j.role=${r} rdmacm4j.addr=${addr[${r}]} ${clock_words}" \
     -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
     -virtfs "local,path=${repo},mount_tag=repo,security_model=none,readonly=on,multidevs=remap" \
     -virtfs "local,path=${o},mount_tag=results,security_model=none,multidevs=remap" \
