@@ -15,6 +15,9 @@
  *     round trip needs both). Prints
  *       rtt_us min A p50 B p99 C max D     (nearest-rank percentiles of the COUNT round trips)
  *       round_trips/s R                    (COUNT / the timed loop's wall time)
+ *       wakeups_per_round_trip W           (completion-channel wake-ups that polled a completion,
+ *                                           per timed round trip: 1 if SEND and RECV completions
+ *                                           came together, 2 if apart)
  *
  * Completion handling is event-driven, as rping and ucmatose do it and as rdmacm4j's completion
  * poller does (one thread, epoll over the completion channels): a completion channel per CQ,
@@ -291,6 +294,7 @@ static int client(const char *srv, const char *bind, const char *port, int warmu
 		fail("malloc");
 	struct ibv_wc wc[4];
 	double loop0 = 0;
+	long wakeups = 0;
 	for (int r = 0; r < warmup + count; r++) {
 		if (r == warmup)
 			loop0 = now_us();
@@ -299,6 +303,8 @@ static int client(const char *srv, const char *bind, const char *port, int warmu
 		int sent = 0, replied = 0;
 		while (!sent || !replied) {
 			int n = await_completions(wc, 4, 0);
+			if (n > 0 && r >= warmup)
+				wakeups++;
 			for (int i = 0; i < n; i++) {
 				if (wc[i].opcode == IBV_WC_SEND) {
 					sent = 1;
@@ -320,6 +326,7 @@ static int client(const char *srv, const char *bind, const char *port, int warmu
 	printf("rtt_us min %.2f p50 %.2f p99 %.2f max %.2f\n", rtt[0], percentile(rtt, count, 0.50),
 	       percentile(rtt, count, 0.99), rtt[count - 1]);
 	printf("round_trips/s %.1f\n", count / loop_s);
+	printf("wakeups_per_round_trip %.2f\n", (double)wakeups / count);
 	fflush(stdout);
 	if (rdma_disconnect(id))
 		fail("rdma_disconnect");

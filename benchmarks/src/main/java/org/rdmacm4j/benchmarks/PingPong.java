@@ -44,7 +44,9 @@ import org.rdmacm4j.verbs.ibv.WrOpcode;
  * <li>{@code pingpong client SERVER BIND PORT SIZE WARMUP COUNT}: WARMUP untimed and COUNT timed
  *     round trips, one at a time, each from just before the SEND is posted to the moment both its
  *     SEND completion and the reply's RECV completion have been seen; prints
- *     {@code rtt_us min A p50 B p99 C max D} and {@code round_trips/s R}, as the C program.</li>
+ *     {@code rtt_us min A p50 B p99 C max D}, {@code round_trips/s R} and
+ *     {@code wakeups_per_round_trip W} (poller batches that held a completion of ours, per timed round
+ *     trip: 1 if the SEND and RECV completions came in one batch, 2 if apart), as the C program.</li>
  * </ul>
  * The client's exchange runs in the completion callback (the poller thread posts the next SEND),
  * as the C client's single thread does after its completion-channel wait: no hop to another
@@ -170,6 +172,7 @@ final class PingPong {
             System.out.printf("rtt_us min %.2f p50 %.2f p99 %.2f max %.2f%n", rtt[0], percentile(rtt, 0.50),
                     percentile(rtt, 0.99), rtt[count - 1]);
             System.out.printf("round_trips/s %.1f%n", count / (loopNanos / 1e9));
+            System.out.printf("wakeups_per_round_trip %.2f%n", exchange.batches / (double) count);
             exchange.deregister();
             await(c.close(), TimeUnit.SECONDS.toNanos(STALL_S), "the close");
             exchange.free();
@@ -295,6 +298,7 @@ final class PingPong {
         private final long[] rtt;
         private long t0, loop0;
         private boolean sent, replied;
+        long batches;   // callbacks at index 0 (the first of a poll batch) in the timed round trips
         volatile int round;   // written by the callback, read by the main thread's stall check
 
         Exchange(MemorySegment buffers, int size, int warmup, int count) {
@@ -324,6 +328,9 @@ final class PingPong {
         @Override public void onCompletion(RdmaConnection c, WorkCompletions wc, int i) {
             if (done.isDone()) {
                 return;
+            }
+            if (i == 0 && round >= warmup) {
+                batches++;
             }
             if (wc.status(i) != WcStatus.SUCCESS) {
                 if (!closing) {
