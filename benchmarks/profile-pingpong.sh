@@ -6,6 +6,9 @@
 #   j-c        rdmacm4j client (C1, the launchers' flags), C server: the client side's cost
 #   c-j        C client, rdmacm4j server (C1): the server side's cost
 #   j2-c       rdmacm4j client under C2 (full tiered compilation), C server: what C1's code costs
+#   c-c-busy   C client, C server, with a niced busy loop beside them: a vCPU that never idles
+#              (tests whether the round trip waits for an idle vCPU to wake, not for either program)
+#   j-j-busy   the same with rdmacm4j at both ends (C1)
 # then once each with a JFR recording (execution samples every 1 ms, native-method samples every
 # 5 ms) of the rdmacm4j end: j-c-jfr (the client) and c-j-jfr (the server). Raw output, the .jfr
 # files and summary.txt land in the results dir.
@@ -77,6 +80,11 @@ for rep in $(seq 1 "${reps}"); do
   run j-c c j -- "${c1[@]}"
   run c-j j c "${c1[@]}"
   run j2-c c j -- "${c2[@]}"
+  timeout 300 nice -n 19 bash -c 'while :; do :; done' &
+  busy=$!
+  run c-c-busy c c
+  run j-j-busy j j "${c1[@]}" -- "${c1[@]}"
+  kill "${busy}"; wait "${busy}" 2>/dev/null
 done
 run j-c-jfr c j -- "${c1[@]}" \
   "-XX:StartFlightRecording=filename=${OUT}/client-c1.jfr,settings=profile,${jfr_settings},dumponexit=true"
