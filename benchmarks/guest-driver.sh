@@ -7,13 +7,24 @@
 # docs/benchmarks.md and docs/connect-rate.png.
 #
 # Env (set by run-all.sh): OUT (results dir), REPO (the checkout), BENCH_JAR, EXAMPLES_MODULE_PATH (copies of the
-# examples' classes and jars), CM_LOOP (the built C event loop), BENCH_REPS,
-# BENCH_NS (connection counts), BENCH_LOCKSTEP (1 when the twin has --lockstep), BENCH_MEMORY
-# (connection counts for the memory figure), BENCH_MEMORY_SECONDS.
+# examples' classes and jars), CM_LOOP (the built C event loop), MSG_PINGPONG (the built C message
+# round trip), BENCH_REPS, BENCH_NS (connection counts), BENCH_LOCKSTEP (1 when the twin has
+# --lockstep), BENCH_MEMORY (connection counts for the memory figure), BENCH_MEMORY_SECONDS,
+# BENCH_PINGPONG_WARMUP / BENCH_PINGPONG_COUNT (untimed and timed round trips), BENCH_ONLY (the
+# figure groups to run, space-separated, of: cmtime latency storm pingpong rping ucmatose writebw
+# memory; default all).
 set -uo pipefail
 repo=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 : "${OUT:?}" "${CM_LOOP:?}"
 reps=${BENCH_REPS:-3}
+only=${BENCH_ONLY:-all}
+groups="cmtime latency storm pingpong rping ucmatose writebw memory"
+for g in ${only}; do
+  [[ ${g} == all || " ${groups} " == *" ${g} "* ]] || { echo "bench: BENCH_ONLY: unknown group ${g} (known: ${groups})" >&2; exit 2; }
+done
+wanted() {   # wanted GROUP: is GROUP among BENCH_ONLY's groups
+  [[ " ${only} " == *" all "* || " ${only} " == *" $1 "* ]]
+}
 ns=${BENCH_NS:-1 100 500}
 server=192.0.2.1
 client=192.0.2.3
@@ -46,6 +57,7 @@ port=20000
   echo "java $(java -version 2>&1 | head -2 | tail -1)"
   echo "reps ${reps}"
   echo "lockstep ${BENCH_LOCKSTEP:-0}"
+  echo "only ${only}"
   # twin() and java_cmd run java directly, not through examples/launch.sh: no AOT cache, every run cold
   echo "aot none (the twins and CmBench run java directly, not through the launchers' AOT cache: every run starts cold)"
   echo "device $(rdma link show rxe0/1 2>/dev/null | head -1)"
@@ -205,6 +217,57 @@ tool_pair() {   # tool_pair REP IMPL TOOL COUNT FIGURE -- extra args
   record "${figure}" "${impl}" "${rep}" "$(echo "(${wn} - ${w1}) * 1000000 / (${count} - 1)" | bc -l)"
 }
 
+# The message round trip, measured inside the client program (msg_pingpong.c / CmBench pingpong):
+# server and client in two processes, 64-byte SENDs echoed one at a time, every round trip timed.
+# pingpong_run FILE SERVER_IMPL CLIENT_IMPL: one server/client pair, either implementation at either end.
+pingpong_run() {
+  local f=$1 simpl=$2 cimpl=$3 size=64 warm=${BENCH_PINGPONG_WARMUP:-1000} count=${BENCH_PINGPONG_COUNT:-5000}
+  local s c
+  port=$((port + 1))
+  if [[ ${simpl} == C ]]; then
+    s=("${MSG_PINGPONG:?}" server "${server}" "${port}" "${size}")
+    command_once "pingpong/server/C" "msg_pingpong server ${server} PORT ${size}"
+  else
+    s=("${java_cmd[@]}" org.rdmacm4j.benchmarks.CmBench pingpong server "${server}" "${port}" "${size}")
+    command_once "pingpong/server/rdmacm4j" "java ... org.rdmacm4j.benchmarks.CmBench pingpong server ${server} PORT ${size}"
+  fi
+  if [[ ${cimpl} == C ]]; then
+    c=("${MSG_PINGPONG}" client "${server}" "${client}" "${port}" "${size}" "${warm}" "${count}")
+    command_once "pingpong/client/C" "msg_pingpong client ${server} ${client} PORT ${size} ${warm} ${count}"
+  else
+    c=("${java_cmd[@]}" org.rdmacm4j.benchmarks.CmBench pingpong client "${server}" "${client}" "${port}" "${size}" "${warm}" "${count}")
+    command_once "pingpong/client/rdmacm4j" "java ... org.rdmacm4j.benchmarks.CmBench pingpong client ${server} ${client} PORT ${size} ${warm} ${count}"
+  fi
+  pair "${f}" 300 "${port}" 0 "${s[@]}" -- "${c[@]}"
+}
+
+pingpong_pair() {   # pingpong_pair REP IMPL: IMPL at both ends
+  local rep=$1 impl=$2 f="${OUT}/raw/pingpong-$2-r$1.txt"
+  pingpong_run "${f}" "${impl}" "${impl}" || return
+  pingpong_rows "${f}" msg "${impl}" "${rep}"
+}
+
+# The client's "rtt_us min A p50 B p99 C max D" and "round_trips/s R" -> PREFIX_rtt_p50_us,
+# PREFIX_rtt_p99_us, PREFIX_per_s.
+pingpong_rows() {   # pingpong_rows FILE PREFIX IMPL REP
+  awk '/^rtt_us/ {print $5, $7} /^round_trips\/s/ {print "rate", $2}' "$1" | while read -r a b; do
+    if [[ ${a} == rate ]]; then record "$2_per_s" "$3" "$4" "${b}"
+    else record "$2_rtt_p50_us" "$3" "$4" "${a}"; record "$2_rtt_p99_us" "$3" "$4" "${b}"; fi
+  done
+}
+
+# Once per run: each implementation's client against the other's server (the wire is the same);
+# figure msg_cross_*, implementation CLIENT>SERVER.
+pingpong_cross() {
+  local pairs=("rdmacm4j C" "C rdmacm4j") p cimpl simpl f
+  for p in "${pairs[@]}"; do
+    read -r cimpl simpl <<< "${p}"
+    f="${OUT}/raw/pingpong-client-${cimpl}-server-${simpl}.txt"
+    pingpong_run "${f}" "${simpl}" "${cimpl}" || continue
+    pingpong_rows "${f}" msg_cross "${cimpl}>${simpl}" 1
+  done
+}
+
 writebw_pair() {   # writebw_pair REP IMPL
   local rep=$1 impl=$2 f size=65536 count=2000 window=64
   port=$((port + 1))
@@ -232,19 +295,36 @@ writebw_pair() {   # writebw_pair REP IMPL
 start=${SECONDS}
 for rep in $(seq 1 "${reps}"); do
   note "repetition ${rep} of ${reps} ($((SECONDS - start)) s)"
-  for n in ${ns}; do
-    j_cmtime "${rep}" "${n}" pipelined
-    if [[ ${BENCH_LOCKSTEP:-0} == 1 ]]; then j_cmtime "${rep}" "${n}" lockstep; fi
-    c_cmtime "${rep}" "${n}"
-  done
-  latency_pair "${rep}" rdmacm4j; latency_pair "${rep}" C
-  storm_pair "${rep}" rdmacm4j; storm_pair "${rep}" C
-  tool_pair "${rep}" rdmacm4j rping "${BENCH_RPING_COUNT:-2000}" rping_iteration_us -- -S 64
-  tool_pair "${rep}" C rping "${BENCH_RPING_COUNT:-2000}" rping_iteration_us -- -S 64
-  tool_pair "${rep}" rdmacm4j ucmatose "${BENCH_UCMATOSE_COUNT:-8000}" ucmatose_message_us -- -S 64
-  tool_pair "${rep}" C ucmatose "${BENCH_UCMATOSE_COUNT:-8000}" ucmatose_message_us -- -S 64
-  writebw_pair "${rep}" rdmacm4j; writebw_pair "${rep}" C
+  if wanted cmtime; then
+    for n in ${ns}; do
+      j_cmtime "${rep}" "${n}" pipelined
+      if [[ ${BENCH_LOCKSTEP:-0} == 1 ]]; then j_cmtime "${rep}" "${n}" lockstep; fi
+      c_cmtime "${rep}" "${n}"
+    done
+  fi
+  if wanted latency; then latency_pair "${rep}" rdmacm4j; latency_pair "${rep}" C; fi
+  if wanted storm; then storm_pair "${rep}" rdmacm4j; storm_pair "${rep}" C; fi
+  if wanted pingpong; then
+    pingpong_pair "${rep}" rdmacm4j; pingpong_pair "${rep}" C
+    if (( rep == 1 )); then pingpong_cross; fi
+  fi
+  if wanted rping; then
+    tool_pair "${rep}" rdmacm4j rping "${BENCH_RPING_COUNT:-2000}" rping_iteration_us -- -S 64
+    tool_pair "${rep}" C rping "${BENCH_RPING_COUNT:-2000}" rping_iteration_us -- -S 64
+  fi
+  if wanted ucmatose; then
+    tool_pair "${rep}" rdmacm4j ucmatose "${BENCH_UCMATOSE_COUNT:-8000}" ucmatose_message_us -- -S 64
+    tool_pair "${rep}" C ucmatose "${BENCH_UCMATOSE_COUNT:-8000}" ucmatose_message_us -- -S 64
+  fi
+  if wanted writebw; then writebw_pair "${rep}" rdmacm4j; writebw_pair "${rep}" C; fi
 done
+
+if ! wanted memory; then
+  echo "seconds $((SECONDS - start))" >> "${OUT}/meta.txt"
+  echo "failures ${failures}" >> "${OUT}/meta.txt"
+  note "done in $((SECONDS - start)) s, ${failures} failed command(s) (BENCH_ONLY=${only})"
+  exit 0
+fi
 
 note "memory ($((SECONDS - start)) s)"
 # Each connection end holds descriptors (its completion channel): allow more than the default 1024.

@@ -5,7 +5,8 @@
 #   benchmarks/run-all.sh            (after ./mvnw -q package -DskipTests)
 #
 # Takes the guest lock (/tmp/rdmacm4j-guest.lock: one guest at a time on a machine), builds the C
-# event loop (benchmarks/src/main/c/cm_event_loop.c) into the results dir, boots the guest with
+# event loop (benchmarks/src/main/c/cm_event_loop.c) and the C message round trip
+# (benchmarks/src/main/c/msg_pingpong.c) into the results dir, boots the guest with
 # benchmarks/guest-driver.sh as its job (pairs interleaved A B A B, BENCH_REPS times) and runs
 # org.rdmacm4j.benchmarks.BenchReport on the results. The downcall section of docs/benchmarks.md
 # comes from docs/benchmarks-downcall.md (benchmarks/run-downcall-bench.sh, a host benchmark).
@@ -14,7 +15,13 @@
 # Env: BENCH_REPS (default 3), BENCH_NS (default "1 100 500"), BENCH_TIMEOUT (guest job deadline,
 #      default 2400 s), BENCH_MEMORY (default 1000,10000), BENCH_MEMORY_SECONDS (default 150),
 #      BENCH_OUT (results dir, default benchmarks/target/bench-<time>), BENCH_LATENCY_K (100),
-#      BENCH_STORM_N (200), BENCH_RPING_COUNT (2000), BENCH_UCMATOSE_COUNT (8000).
+#      BENCH_STORM_N (200), BENCH_RPING_COUNT (2000), BENCH_UCMATOSE_COUNT (8000),
+#      BENCH_PINGPONG_WARMUP (1000) and BENCH_PINGPONG_COUNT (5000): untimed and timed round trips,
+#      BENCH_ONLY (default "all"): only these figure groups, space-separated, of cmtime latency storm
+#      pingpong rping ucmatose writebw memory, for a short run, e.g.
+#        BENCH_REPS=1 BENCH_ONLY=pingpong BENCH_OUT=benchmarks/target/pp benchmarks/run-all.sh
+#      A partial run still rewrites docs/benchmarks.md and docs/connect-rate.png (with the other
+#      figures reported missing): restore them with git checkout unless the run is meant to replace them.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "${here}/.." && pwd)
@@ -33,6 +40,7 @@ out=$(cd "${out}" && pwd)
 source "${here}/snapshot.sh"
 bench_snapshot "${out}" "${here}/guest-driver.sh"
 gcc -O2 -Wall -o "${out}/cm_event_loop" "${here}/src/main/c/cm_event_loop.c" -lrdmacm -libverbs
+gcc -O2 -Wall -o "${out}/msg_pingpong" "${here}/src/main/c/msg_pingpong.c" -lrdmacm -libverbs
 
 # The lockstep rows exist only if the cmtime twin has the mode; never stand in for it.
 lockstep=0
@@ -45,11 +53,12 @@ fi
 status=0
 (cd "${repo}" && RDMACM4J_GUEST_MEM="${RDMACM4J_GUEST_MEM:-6144}" flock /tmp/rdmacm4j-guest.lock \
     it/rig/guest.sh --timeout "${BENCH_TIMEOUT:-2400}" --out "${out}" -- \
-    env OUT="${out}" BENCH_JAR="${out}/benchmarks.jar" EXAMPLES_MODULE_PATH="${BENCH_MODULE_PATH}" CM_LOOP="${out}/cm_event_loop" BENCH_REPS="${BENCH_REPS:-3}" BENCH_NS="${BENCH_NS:-1 100 500}" \
+    env OUT="${out}" BENCH_JAR="${out}/benchmarks.jar" EXAMPLES_MODULE_PATH="${BENCH_MODULE_PATH}" CM_LOOP="${out}/cm_event_loop" MSG_PINGPONG="${out}/msg_pingpong" BENCH_REPS="${BENCH_REPS:-3}" BENCH_NS="${BENCH_NS:-1 100 500}" \
     BENCH_LOCKSTEP="${lockstep}" BENCH_MEMORY="${BENCH_MEMORY:-1000,10000}" \
     BENCH_MEMORY_SECONDS="${BENCH_MEMORY_SECONDS:-150}" BENCH_LATENCY_K="${BENCH_LATENCY_K:-100}" \
     BENCH_STORM_N="${BENCH_STORM_N:-200}" BENCH_RPING_COUNT="${BENCH_RPING_COUNT:-2000}" \
-    BENCH_UCMATOSE_COUNT="${BENCH_UCMATOSE_COUNT:-8000}" REPO="${repo}" bash "${out}/guest-driver.sh") || status=$?
+    BENCH_UCMATOSE_COUNT="${BENCH_UCMATOSE_COUNT:-8000}" BENCH_PINGPONG_WARMUP="${BENCH_PINGPONG_WARMUP:-1000}" \
+    BENCH_PINGPONG_COUNT="${BENCH_PINGPONG_COUNT:-5000}" BENCH_ONLY="${BENCH_ONLY:-all}" REPO="${repo}" bash "${out}/guest-driver.sh") || status=$?
 [[ -s "${out}/results.tsv" ]] || { echo "run-all: the guest run produced no results (exit ${status}); see ${out}" >&2; exit 2; }
 
 java -Djava.awt.headless=true -cp "${jar}" org.rdmacm4j.benchmarks.BenchReport "${out}" "${repo}/docs"

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Boots the soft-RoCE guest once for benchmarks/profile-setup.sh (the setup path under C1, C2,
-# an AOT cache and JFR; see its header) on a copy of the current build; prints its summary.
+# an AOT cache and JFR; see its header), or the PROFILE_SCRIPT given, on a copy of the current
+# build; prints its summary.
 #   benchmarks/run-profile.sh [RESULTS_DIR]     (after ./mvnw -q package -DskipTests)
-# Env: PROFILE_N (500), PROFILE_REPS (2).
+# Env: PROFILE_N (500), PROFILE_REPS (2), PROFILE_SCRIPT (the guest-side script in benchmarks/,
+#      default profile-setup.sh; profile-pingpong.sh profiles the message round trip, with
+#      PROFILE_WARMUP and PROFILE_COUNT).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "${here}/.." && pwd)
@@ -11,10 +14,14 @@ source "${here}/snapshot.sh"
 out="${1:-${here}/target/profile-$(date -u +%Y%m%d-%H%M%S)}"
 mkdir -p "${out}"
 out=$(cd "${out}" && pwd)
-bench_snapshot "${out}" "${here}/profile-setup.sh"
+script=${PROFILE_SCRIPT:-profile-setup.sh}
+[[ -f "${here}/${script}" ]] || { echo "run-profile: no benchmarks/${script}" >&2; exit 2; }
+bench_snapshot "${out}" "${here}/${script}"
+gcc -O2 -Wall -o "${out}/msg_pingpong" "${here}/src/main/c/msg_pingpong.c" -lrdmacm -libverbs
 status=0
 (cd "${repo}" && flock /tmp/rdmacm4j-guest.lock it/rig/guest.sh --timeout "${PROFILE_TIMEOUT:-1500}" --out "${out}" -- \
     env OUT="${out}" BENCH_JAR="${out}/benchmarks.jar" EXAMPLES_MODULE_PATH="${BENCH_MODULE_PATH}" \
-    PROFILE_N="${PROFILE_N:-500}" PROFILE_REPS="${PROFILE_REPS:-2}" REPO="${repo}" bash "${out}/profile-setup.sh") || status=$?
+    PROFILE_N="${PROFILE_N:-500}" PROFILE_REPS="${PROFILE_REPS:-2}" PROFILE_WARMUP="${PROFILE_WARMUP:-1000}" \
+    PROFILE_COUNT="${PROFILE_COUNT:-5000}" MSG_PINGPONG="${out}/msg_pingpong" REPO="${repo}" bash "${out}/${script}") || status=$?
 cat "${out}/summary.txt" 2>/dev/null
 exit "${status}"

@@ -42,6 +42,8 @@ import org.rdmacm4j.cm.core.RemoteRegion;
  *     the last connection's history (both ends: each state-machine step with its elapsed time).</li>
  * <li>{@code writebw SERVER CLIENT PORT SIZE COUNT WINDOW}: COUNT RDMA WRITEs of SIZE bytes, WINDOW in
  *     flight; prints {@code MB/s X} (10^6 bytes per second, as ib_write_bw).</li>
+ * <li>{@code pingpong server BIND PORT SIZE | pingpong client SERVER BIND PORT SIZE WARMUP COUNT}: the
+ *     message round trip, server and client in two processes ({@link PingPong}).</li>
  * <li>{@code memory SERVER CLIENT PORT N1,N2,... SECONDS}: opens connections in batches of 250 up to
  *     each N, and at each N prints heap used after a full GC, the process's RSS and the kernel's
  *     Slab, as deltas from before the first connection, per connection; stops early (saying so) at
@@ -56,6 +58,10 @@ public final class CmBench {
     private CmBench() { }
 
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("pingpong")) {   // two processes, its own arguments
+            PingPong.main(args);
+            System.exit(0);
+        }
         if (args.length < 5) {
             usage();
         }
@@ -87,7 +93,8 @@ public final class CmBench {
 
     private static void usage() {
         System.err.println("usage: CmBench storm|latency SERVER CLIENT PORT N | writebw SERVER CLIENT PORT SIZE COUNT WINDOW"
-                + " | memory SERVER CLIENT PORT N1,N2,... SECONDS");
+                + " | memory SERVER CLIENT PORT N1,N2,... SECONDS"
+                + " | pingpong server BIND PORT SIZE | pingpong client SERVER BIND PORT SIZE WARMUP COUNT");
         System.exit(2);
     }
 

@@ -30,7 +30,11 @@ class BenchReportTest {
                 "setup_rate/500\tC\t1\t100", "setup_rate/500\tC\t2\t300", "setup_rate/500\tC\t3\t200",
                 "setup_rate/500\tpipelined\t1\t40", "setup_rate/500\tpipelined\t2\t50", "setup_rate/500\tpipelined\t3\tnan?",
                 "setup_rate/1\tC\t1\t10", "setup_rate/1\tpipelined\t1\t5",
-                "latency_p50_us\tC\t1\t1000", "latency_p50_us\trdmacm4j\t1\t3000", "") + "\n");
+                "latency_p50_us\tC\t1\t1000", "latency_p50_us\trdmacm4j\t1\t3000",
+                "msg_rtt_p50_us\tC\t1\t100", "msg_rtt_p50_us\tC\t2\t120", "msg_rtt_p50_us\trdmacm4j\t1\t150",
+                "msg_rtt_p50_us\trdmacm4j\t2\t160", "msg_rtt_p99_us\tC\t1\t200", "msg_rtt_p99_us\trdmacm4j\t1\t400",
+                "msg_per_s\tC\t1\t9000", "msg_per_s\trdmacm4j\t1\t6000",
+                "msg_cross_rtt_p50_us\trdmacm4j>C\t1\t130", "") + "\n");
         Files.writeString(results.resolve("meta.txt"), "date 2026-11-23T06:00Z\nkernel 6.1.0-test\nreps 3\nlockstep 0\n");
         Files.writeString(results.resolve("commands.txt"), "cmtime/C\tcmtime -s a | b\n");
         Files.writeString(docs.resolve("benchmarks.md"), "# Benchmarks\n\nold generated text\n" + BenchReport.END_MARKER
@@ -44,6 +48,16 @@ class BenchReportTest {
         assertThat(md).contains("| N = 500: rdmacm4j pipelined | 2 | 40.0 | 45.0 | 50.0 | 0.23 |");
         assertThat(md).contains("| setup rate, lockstep, N = 500 | ≥ 1.00 | missing: `examples/bin/cmtime` has no `--lockstep`");
         assertThat(md).contains("| p50: rdmacm4j | 1 | 3,000 | 3,000 | 3,000 | 3.00 |");
+        // the in-program round trip: medians 110 (C) and 155 (rdmacm4j), rate 6000 / 9000
+        assertThat(md).contains("| message round trip p50 (in-program, primary) | ≤ 1.05 (≥ 0.95× the C speed) | 1.41 | **no** |");
+        assertThat(md).contains("| message round trips/s (in-program, primary) | ≥ 0.95 | 0.67 | **no** |");
+        assertThat(md).contains("| p50: msg_pingpong (C) | 2 | 100 | 110 | 120 | 1 |");
+        assertThat(md).contains("| p50: rdmacm4j CmBench pingpong | 2 | 150 | 155 | 160 | 1.41 |");
+        assertThat(md).contains("| p99: rdmacm4j CmBench pingpong | 1 | 400 | 400 | 400 | 2.00 |");
+        assertThat(md).contains("| rdmacm4j CmBench pingpong | 1 | 6,000 | 6,000 | 6,000 | 0.67 |");
+        assertThat(md).contains("| rdmacm4j client > C server | 130 | missing (no sample) | missing (no sample) |");
+        assertThat(md).contains("| C client > rdmacm4j server | missing (no sample) |");
+        assertThat(md).contains("| ucmatose per-message time (wall-time difference) | ≤ 1.05 (≥ 0.95× the C speed) | missing");
         assertThat(md).contains("6.1.0-test").contains("`cmtime -s a \\| b`");
         assertThat(md).doesNotContain("old generated text");
         assertThat(md).endsWith(BenchReport.END_MARKER + "\n\n## Profile notes\n\nhand-written\n");

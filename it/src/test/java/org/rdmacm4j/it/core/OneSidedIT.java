@@ -84,17 +84,7 @@ class OneSidedIT {
                     .isInstanceOf(IllegalArgumentException.class);
 
             // Many operations at once: more than the 16 in flight wait and complete in turn.
-            serverMemory.set(ValueLayout.JAVA_LONG, 128, 0L);
-            var all = new java.util.ArrayList<CompletableFuture<Long>>();
-            for (int i = 0; i < 100; i++) {
-                all.add(c.fetchAndAdd(remote, 128, 1L));
-            }
-            var olds = new java.util.TreeSet<Long>();
-            for (CompletableFuture<Long> f : all) {
-                olds.add(await(f));
-            }
-            assertThat(olds).as("every fetch-and-add saw a distinct old value").hasSize(100).first().isEqualTo(0L);
-            assertThat(serverMemory.get(ValueLayout.JAVA_LONG, 128)).isEqualTo(100L);
+            fetchAndAddsAtOnce(c, remote, serverMemory, 128, 100, "default depth");
             local.close();
             assertThatThrownBy(() -> c.write(local, 0, remote, 0, 8)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("not an open region");
@@ -122,20 +112,31 @@ class OneSidedIT {
                 RdmaConnection c = await(cm.connect(CmFixtures.target(l), ConnectOptions.builder()
                         .qp(QpCapabilities.defaults().withOneSidedDepth(depth)).build(), ConnectionHandler.none()));
                 RemoteRegion remote = await(advertised);
-                var all = new java.util.ArrayList<CompletableFuture<Long>>();
-                for (int i = 0; i < 300; i++) {
-                    all.add(c.fetchAndAdd(remote, 256, 1L));
-                }
-                var olds = new java.util.TreeSet<Long>();
-                for (CompletableFuture<Long> f : all) {
-                    olds.add(await(f));
-                }
-                assertThat(olds).as("depth %d: distinct old values", depth).hasSize(300).first().isEqualTo(0L);
-                assertThat(olds.last()).isEqualTo(299L);
-                assertThat(serverMemory.get(ValueLayout.JAVA_LONG, 256)).isEqualTo(300L);
+                fetchAndAddsAtOnce(c, remote, serverMemory, 256, 300, "depth " + depth);
                 await(c.close());
                 await(l.close());
             }
         }
+    }
+
+    /**
+     * Starts {@code n} fetch-and-adds of 1 on the word at {@code offset} at once, then checks that
+     * they saw the distinct old values 0 .. n-1 (no result slot carried another operation's word)
+     * and that the word ended at n. The word is zeroed first.
+     */
+    private static void fetchAndAddsAtOnce(RdmaConnection c, RemoteRegion remote, MemorySegment serverMemory,
+                                           long offset, int n, String what) throws Exception {
+        serverMemory.set(ValueLayout.JAVA_LONG, offset, 0L);
+        var all = new java.util.ArrayList<CompletableFuture<Long>>();
+        for (int i = 0; i < n; i++) {
+            all.add(c.fetchAndAdd(remote, offset, 1L));
+        }
+        var olds = new java.util.TreeSet<Long>();
+        for (CompletableFuture<Long> f : all) {
+            olds.add(await(f));
+        }
+        assertThat(olds).as("%s: every fetch-and-add saw a distinct old value", what).hasSize(n).first().isEqualTo(0L);
+        assertThat(olds.last()).as(what).isEqualTo(n - 1L);
+        assertThat(serverMemory.get(ValueLayout.JAVA_LONG, offset)).as(what).isEqualTo((long) n);
     }
 }

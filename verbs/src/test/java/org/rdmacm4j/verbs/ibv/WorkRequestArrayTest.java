@@ -55,7 +55,9 @@ class WorkRequestArrayTest {
             assertThat(sg.get(JAVA_INT, sgeSize + Layouts.IBV_SGE.offset("lkey"))).isEqualTo(0x42);
             assertThat(sg.get(JAVA_LONG, Layouts.IBV_SGE.offset("addr"))).isEqualTo(0x6000);
             a.wrs.set(JAVA_LONG, off + t.offset("wr_id"), 99);
+            a.wrs.set(JAVA_LONG, t.offset("wr_id"), 7);
             assertThat(a.clear(1)).isEqualTo(off);
+            assertThat(a.wrs.get(JAVA_LONG, t.offset("wr_id"))).as("request 0 untouched").isEqualTo(7);
             assertThat(a.wrs.get(JAVA_LONG, off + t.offset("wr_id"))).isZero();
             assertThat(a.wrs.get(JAVA_INT, off + t.offset("num_sge"))).isZero();
             assertThat(a.wrs.get(JAVA_LONG, off + t.offset("sg_list"))).isEqualTo(sgList);
