@@ -61,6 +61,7 @@ port=20000
   # twin() and java_cmd run java directly, not through examples/launch.sh: no AOT cache, every run cold
   echo "aot none (the twins and CmBench run java directly, not through the launchers' AOT cache: every run starts cold)"
   echo "device $(rdma link show rxe0/1 2>/dev/null | head -1)"
+  echo "clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null) (the rig boots with clocksource=tsc tsc=reliable unless RDMACM4J_GUEST_CLOCK=kernel: it/rig/rig-lib.sh)"
 } > "${OUT}/meta.txt"
 
 note() { echo "bench: $*" >&2; }

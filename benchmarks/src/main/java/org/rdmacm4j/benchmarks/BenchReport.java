@@ -90,6 +90,7 @@ public final class BenchReport {
         line("| date (UTC) | " + m.getOrDefault("date", "?") + " |");
         line("| guest kernel (`uname -r`) | " + m.getOrDefault("kernel", "?") + " |");
         line("| guest | " + m.getOrDefault("cpus", "?") + " vCPU (TCG), " + m.getOrDefault("memory_mib", "?") + " MiB |");
+        line("| guest clocksource | " + m.getOrDefault("clocksource", "? (not recorded by this run)") + " |");
         line("| rdma-core | " + m.getOrDefault("rdma_core", "?") + " (perftest " + m.getOrDefault("perftest", "?") + ") |");
         line("| JDK | " + m.getOrDefault("java", "?") + "; rdmacm4j programs run as the examples' launchers do:"
                 + " `-XX:TieredStopAtLevel=1 -XX:+UseSerialGC` (C1 only: under TCG C2 compiles too slowly to pay off in a short run);"
