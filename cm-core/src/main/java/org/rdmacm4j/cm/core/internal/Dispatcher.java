@@ -128,15 +128,20 @@ public final class Dispatcher implements CmPort.EventSink {
     /**
      * The dispatcher's "now" for the work of the current loop turn (dispatcher thread): read when
      * the turn starts (after the wait) and again once its user tasks ran, then used for every step,
-     * history entry, timer armed and timer fired until the next read. In the QEMU/TCG guest each
-     * clock read is a clock_gettime syscall (no vDSO), and a connection's steps read it dozens of
-     * times otherwise. A timer armed late in a turn is measured from the read before it, so it fires
-     * at most the work of one turn early (microseconds on a host, a few milliseconds under TCG):
-     * every machine timer bounds a wait on the kernel or the peer (deadlines of hundreds of ms or
-     * more, backoffs), none promises a minimum delay to be exact to the millisecond. The rare
-     * timers that follow an unexplained flush or a lost multicast group read the clock afresh.
+     * history entry, due-timer check and the next wait. In the QEMU/TCG guest a clock read can be
+     * a clock_gettime syscall, and a connection's steps read it dozens of times otherwise.
+     * <p>A deadline, though, never starts from a stale read: every timer is armed on a fresh read
+     * (which also advances turnNanos). A turn is not always short: in a one-vCPU TCG guest a cold
+     * JVM took over a second for one turn, and a QUIESCE_DEADLINE armed from the turn's start fired
+     * before the poller could answer, so the QP and CQ leaked (two-host CI run, 2026-11-23).
      */
     private long turnNanos;
+
+    /** Reads the clock now, for a deadline about to start, and advances the turn clock to it. Dispatcher thread. */
+    private long freshNanos() {
+        turnNanos = clock.getAsLong();
+        return turnNanos;
+    }
     private long eventSeq;
     private long requestSeq;
     private long idSerial;
@@ -180,7 +185,7 @@ public final class Dispatcher implements CmPort.EventSink {
             ActiveConnectionMachine machine = new ActiveConnectionMachine(activePolicy(options));
             IdDriver d = newDriver(IdDriver.Kind.ACTIVE, machine, ActiveState.initial(), nid);
             d.lockstep = gate;
-            d.lockstepDeadline = turnNanos + options.deadlines().connect().toNanos();
+            d.lockstepDeadline = freshNanos() + options.deadlines().connect().toNanos();   // a deadline starts now
             d.source = options.source();
             d.destination = destination;
             d.qp = options.qp();
@@ -1052,7 +1057,7 @@ public final class Dispatcher implements CmPort.EventSink {
             case Action.OfferRequest o -> offer(d, o.request());
             case Action.RefuseRequest r -> refuse(r.request(), r.rejectData());
             case Action.SettleRequest s -> settle(d);
-            case Action.ArmTimer t -> timers.arm(d, t.kind(), t.generation(), turnNanos + t.delayNanos());
+            case Action.ArmTimer t -> timers.arm(d, t.kind(), t.generation(), freshNanos() + t.delayNanos());
             case Action.CancelTimer t -> timers.cancel(d, t.kind());
             case Action.CompleteFuture c -> complete(d, c.request(), c.outcome());
             case Action.FailFuture f -> fail(d, f.request(), f.failure());

@@ -63,6 +63,33 @@ class DispatcherClockTest extends DispatcherOnFakeClock {
         port.releaseQuiesces();
     }
 
+    /**
+     * A deadline starts when it is armed, not when the turn that armed it began. In the one-vCPU
+     * two-host guest a cold JVM spent over a second in one turn; the quiesce deadline armed from
+     * the turn's start then fired before the poller could answer and the QP and CQ leaked.
+     */
+    @Test
+    void aSlowTurnDoesNotEatIntoTheQuiesceDeadlineItArms() throws Exception {
+        port.holdQuiesce = true;
+        RdmaConnection c = dispatcher.connect(SERVER, ConnectOptions.defaults(), new Recorder())
+                .get(5, TimeUnit.SECONDS);
+        FakeId id = port.ids().getFirst();
+        // The turn that quiesces the CQ is slow: 900 ms pass inside it, before the deadline is armed.
+        port.onCall("quiesceCq", x -> now.addAndGet(Duration.ofMillis(900).toNanos()));
+
+        CompletableFuture<Void> closed = c.close();
+        port.awaitCall("quiesceCq");
+        advance(Duration.ofMillis(500));   // 1.4 s after the turn began, 0.5 s after the deadline was armed
+        pause(60);
+        assertThat(closed).isNotDone();
+        assertThat(id.leaked()).isFalse();
+
+        port.releaseQuiesces();   // the poller answers within the deadline: a clean close, nothing leaked
+        assertThat(closed).succeedsWithin(Duration.ofSeconds(5));
+        assertThat(id.leaked()).isFalse();
+        assertThat(port.names(id)).contains("destroyQp", "destroyCq");
+    }
+
     @Test
     void noListenerIsRetriedAfterTheBackoffThenFailsTyped() {
         port.autoEstablish = false;

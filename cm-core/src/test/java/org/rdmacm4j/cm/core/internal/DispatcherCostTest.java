@@ -33,9 +33,9 @@ import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
  * shows up as a lower connection rate there (docs/benchmarks.md, "Profile of the setup path").
  *
  * <p>The bounds are the figures measured after issue 11's cuts (17,700 to 19,500 bytes and 11.5
- * to 22.5 dispatcher clock reads per connection on a 2-core host) with a margin. Clock reads follow
- * the number of loop turns (two reads each), which depends on how wake-ups fall, hence the wider
- * margin there. Before the cuts this test measured 33,100 to 33,400 bytes and 67 to 68 reads, and failed.
+ * to 22.5 dispatcher clock reads per connection on a 2-core host; 24.9 to 26.5 since every timer
+ * is armed on a fresh read, see Dispatcher.freshNanos) with a margin. Clock reads follow the number
+ * of loop turns (two reads each), which depends on how wake-ups fall, hence the wider margin there. Before the cuts this test measured 33,100 to 33,400 bytes and 67 to 68 reads, and failed.
  */
 class DispatcherCostTest {
     static final InetSocketAddress SERVER = new InetSocketAddress(InetAddress.getLoopbackAddress(), 7471);
@@ -45,7 +45,7 @@ class DispatcherCostTest {
 
     /** Bounds per connection (both ends); see the class comment for where they come from. */
     static final long MAX_BYTES = 25_000;
-    static final double MAX_CLOCK_READS = 32;
+    static final double MAX_CLOCK_READS = 36;
 
     /** Per connection, both ends; {@code micros} is wall time, informative only (never asserted). */
     record Figures(double bytes, double dispatcherClockReads, double otherClockReads, double micros) {
