@@ -13,7 +13,7 @@
 #
 # (The guest gets the settings as arguments: guest.sh carries no environment into it.)
 # Env: BENCH_REPS (default 3), BENCH_NS (default "1 100 500"), BENCH_TIMEOUT (guest job deadline,
-#      default 2400 s), BENCH_MEMORY (default 1000,10000), BENCH_MEMORY_SECONDS (default 150),
+#      default 3600 s: a full run took 1910 s on 2026-11-23), BENCH_MEMORY (default 1000,10000), BENCH_MEMORY_SECONDS (default 150),
 #      BENCH_OUT (results dir, default benchmarks/target/bench-<time>), BENCH_LATENCY_K (100),
 #      BENCH_STORM_N (200), BENCH_RPING_COUNT (2000), BENCH_UCMATOSE_COUNT (8000),
 #      BENCH_PINGPONG_WARMUP (1000) and BENCH_PINGPONG_COUNT (5000): untimed and timed round trips,
@@ -52,7 +52,7 @@ fi
 
 status=0
 (cd "${repo}" && RDMACM4J_GUEST_MEM="${RDMACM4J_GUEST_MEM:-6144}" flock /tmp/rdmacm4j-guest.lock \
-    it/rig/guest.sh --timeout "${BENCH_TIMEOUT:-2400}" --out "${out}" -- \
+    it/rig/guest.sh --timeout "${BENCH_TIMEOUT:-3600}" --out "${out}" -- \
     env OUT="${out}" BENCH_JAR="${out}/benchmarks.jar" EXAMPLES_MODULE_PATH="${BENCH_MODULE_PATH}" CM_LOOP="${out}/cm_event_loop" MSG_PINGPONG="${out}/msg_pingpong" BENCH_REPS="${BENCH_REPS:-3}" BENCH_NS="${BENCH_NS:-1 100 500}" \
     BENCH_LOCKSTEP="${lockstep}" BENCH_MEMORY="${BENCH_MEMORY:-1000,10000}" \
     BENCH_MEMORY_SECONDS="${BENCH_MEMORY_SECONDS:-150}" BENCH_LATENCY_K="${BENCH_LATENCY_K:-100}" \
