@@ -4,14 +4,14 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.rdmacm4j.cm.core.internal.CmPort;
 import org.rdmacm4j.cm.core.internal.Dispatcher;
-import org.rdmacm4j.cm.core.internal.VerbsCmPort;
+import org.rdmacm4j.cm.core.internal.NativePort;
+import org.rdmacm4j.cm.core.internal.nativeport.VerbsCmPort;
 import org.rdmacm4j.cm.statemachine.Transport;
 
 /**
@@ -44,7 +44,7 @@ public final class RdmaCm implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final String name;
 
-    private RdmaCm(Builder b, CmPort port, String name) {
+    private RdmaCm(Builder b, NativePort port, String name) {
         this.config = b;
         this.name = name;
         this.ownedExecutor = b.executor == null
@@ -211,7 +211,7 @@ public final class RdmaCm implements AutoCloseable {
         private boolean gracefulClose = true;
         private int historySize = 32;
         private Transport transport;   // null: ask the devices (iWARP only if every device is iWARP)
-        private CmPort port;
+        private NativePort port;
 
         private Builder() { }
 
@@ -269,14 +269,14 @@ public final class RdmaCm implements AutoCloseable {
         }
 
         /** Test seam: drive the dispatcher against another native port. Not for applications. */
-        Builder port(CmPort p) {
+        Builder port(NativePort p) {
             this.port = p;
             return this;
         }
 
         public RdmaCm build() {
             String name = "rdmacm4j-" + SERIAL.incrementAndGet();
-            CmPort p = port != null ? port : VerbsCmPort.open(pollerThreads, name);
+            NativePort p = port != null ? port : VerbsCmPort.open(pollerThreads, name);
             return new RdmaCm(this, p, name);
         }
     }

@@ -27,7 +27,8 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class StepBarrier {
     private final int parties;
     private final AtomicInteger joined = new AtomicInteger();
-    private final AtomicReference<RdmaCm> owner = new AtomicReference<>();
+    /** The RdmaCm that claimed it (by identity only: this type sits below RdmaCm). */
+    private final AtomicReference<Object> owner = new AtomicReference<>();
 
     /** @throws IllegalArgumentException if {@code parties} is below 1 */
     public StepBarrier(int parties) {
@@ -48,8 +49,8 @@ public final class StepBarrier {
     }
 
     /** Claims a place for one connect on {@code cm}, in the caller's thread, before anything is queued. */
-    void claim(RdmaCm cm) {
-        RdmaCm first = owner.compareAndExchange(null, cm);
+    void claim(Object cm) {
+        Object first = owner.compareAndExchange(null, cm);
         if (first != null && first != cm) {
             throw new IllegalArgumentException("this step barrier belongs to another RdmaCm: its connects all "
                     + "run on one dispatcher");

@@ -10,8 +10,8 @@ import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import org.junit.jupiter.api.Test;
-import org.rdmacm4j.cm.core.internal.FakeCmPort;
 import org.rdmacm4j.cm.core.internal.FakeCmPort.FakeId;
+import org.rdmacm4j.cm.core.internal.FakeCmPort;
 import org.rdmacm4j.cm.core.internal.Recorder;
 
 /**

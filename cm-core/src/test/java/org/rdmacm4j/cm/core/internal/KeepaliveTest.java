@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.rdmacm4j.cm.core.KeepaliveOptions;
+import org.rdmacm4j.cm.core.internal.poll.Keepalive;
+import org.rdmacm4j.cm.core.internal.poll.KeepaliveSchedule;
 import org.rdmacm4j.verbs.ibv.WcStatus;
 
 /**

@@ -3,6 +3,7 @@ package org.rdmacm4j.cm.core.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
+import org.rdmacm4j.cm.core.internal.connection.PeerConduct;
 
 class PeerConductTest {
     private static final int GRANT_ONLY = 1 << 16;
