@@ -5,7 +5,6 @@ import static org.rdmacm4j.cm.core.internal.Recorder.eventually;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;

@@ -24,6 +24,7 @@ import org.rdmacm4j.cm.core.RequestHandler;
 import org.rdmacm4j.cm.core.internal.connection.Connections;
 import org.rdmacm4j.cm.core.internal.datagram.Datagrams;
 import org.rdmacm4j.cm.core.internal.id.CmFuture;
+import org.rdmacm4j.cm.core.internal.id.EventRouter;
 import org.rdmacm4j.cm.core.internal.id.IdDriver;
 import org.rdmacm4j.cm.core.internal.id.IdEngine;
 import org.rdmacm4j.cm.core.internal.listener.Listeners;
@@ -58,6 +59,7 @@ public final class Dispatcher {
     private final NativePort port;
     private final EventLoop loop;
     private final IdEngine engine;
+    private final EventRouter events;
     private final Connections connections;
     private final Listeners listeners;
     private final Datagrams datagrams;
@@ -67,6 +69,7 @@ public final class Dispatcher {
         TimerQueue<IdDriver> timers = new TimerQueue<>();
         this.loop = new EventLoop(port, clock, timers);
         this.engine = new IdEngine(port, loop, timers, callbackBase, config.historySize());
+        this.events = new EventRouter(engine);
         this.connections = new Connections(engine, port, config.defaultTransport());
         Passives passives = new Passives() {
             @Override
@@ -97,7 +100,7 @@ public final class Dispatcher {
     private final EventLoop.Turn turn = new EventLoop.Turn() {
         @Override
         public void events() {
-            port.drainEvents(engine);
+            port.drainEvents(events);
         }
 
         @Override

@@ -5,10 +5,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.rdmacm4j.cm.core.ConnectionHandler;
 import org.rdmacm4j.cm.core.HistoryEntry;
-import org.rdmacm4j.cm.core.RdmaConnection;
 import org.rdmacm4j.cm.core.internal.id.CmFuture;
 import org.rdmacm4j.cm.core.internal.id.IdDriver;
-import org.rdmacm4j.cm.statemachine.Input;
 
 /** The public face of an active or passive connection id. Any thread. */
 final class ConnectionImpl implements ConnectionEnd {

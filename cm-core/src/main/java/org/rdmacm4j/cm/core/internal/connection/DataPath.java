@@ -10,7 +10,6 @@ import org.rdmacm4j.cm.core.DataPathException;
 import org.rdmacm4j.cm.core.MessagingOptions;
 import org.rdmacm4j.cm.core.internal.id.CmFuture;
 import org.rdmacm4j.cm.core.internal.id.Failures;
-import org.rdmacm4j.cm.core.internal.poll.CompletionPoller;
 import org.rdmacm4j.cm.core.internal.poll.CompletionSink;
 import org.rdmacm4j.cm.core.internal.poll.FailedCompletion;
 import org.rdmacm4j.cm.core.internal.poll.SlotPool;

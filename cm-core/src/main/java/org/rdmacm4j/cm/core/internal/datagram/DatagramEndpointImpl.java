@@ -6,7 +6,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import org.rdmacm4j.cm.core.DatagramEndpoint;
 import org.rdmacm4j.cm.core.DatagramHandler;
 import org.rdmacm4j.cm.core.DatagramOptions;
 import org.rdmacm4j.cm.core.DatagramPeer;

@@ -9,7 +9,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Consumer;
 import org.rdmacm4j.cm.core.ConnectOptions;
 import org.rdmacm4j.cm.core.ConnectionClosedException;
 import org.rdmacm4j.cm.core.ConnectionFailedException;
@@ -21,7 +20,6 @@ import org.rdmacm4j.cm.core.DeviceRemovedException;
 import org.rdmacm4j.cm.core.JoinOptions;
 import org.rdmacm4j.cm.core.ListenOptions;
 import org.rdmacm4j.cm.core.Membership;
-import org.rdmacm4j.cm.core.MulticastException;
 import org.rdmacm4j.cm.core.RdmaCmException;
 import org.rdmacm4j.cm.core.RejoinPolicy;
 import org.rdmacm4j.cm.core.internal.id.CmFuture;
@@ -69,6 +67,8 @@ public final class Datagrams implements IdRole, DatagramEndpointImpl.Control {
     private final Stats stats;
     private final Transport defaultTransport;
     private final Duration listenTimeout;
+    private final EndpointCallbacks callbacks;
+    private final Memberships memberships;
 
     public Datagrams(IdEngine engine, DatagramPort port, Transport defaultTransport, Duration listenTimeout) {
         this.engine = engine;
@@ -77,6 +77,8 @@ public final class Datagrams implements IdRole, DatagramEndpointImpl.Control {
         this.stats = engine.stats();
         this.defaultTransport = defaultTransport;
         this.listenTimeout = listenTimeout;
+        this.callbacks = new EndpointCallbacks(stats);
+        this.memberships = new Memberships(engine, callbacks);
         engine.serve(this, IdDriver.Kind.DATAGRAM, IdDriver.Kind.DATAGRAM_LISTENER, IdDriver.Kind.SIDR_QUERY,
                 IdDriver.Kind.SIDR_ANSWER);
     }
@@ -191,46 +193,12 @@ public final class Datagrams implements IdRole, DatagramEndpointImpl.Control {
 
     @Override
     public CompletableFuture<Membership> join(DatagramEndpointImpl ep, InetAddress group, JoinOptions options) {
-        CmFuture<Membership> f = new CmFuture<>();
-        String name = group.getHostAddress();
-        loop.submit(f, () -> {
-            UdDriver d = (UdDriver) ep.main;
-            long req = engine.owe(d, f, x -> x);
-            d.joining.put(name, options);
-            engine.feed(d, new Input.Command.JoinMulticast(req, name));
-        });
-        return f;
+        return memberships.join(ep, group, options);
     }
 
     @Override
     public CompletableFuture<Void> leave(DatagramEndpointImpl ep, MembershipImpl m) {
-        CmFuture<Void> f = new CmFuture<>();
-        String name = m.group().getHostAddress();
-        loop.submit(f, () -> {
-            UdDriver d = (UdDriver) ep.main;
-            if (d.retired || d.memberships.get(name) != m || m.rejoinPending) {
-                // Gone already, or left after a MULTICAST_ERROR and waiting for its re-join: nothing
-                // is joined in the kernel, so dropping it also cancels the re-join (see rejoin()).
-                dropMembership(d, name);
-                m.destroy();
-                f.complete(null);
-                return;
-            }
-            long req = engine.owe(d, f, x -> {
-                dropMembership(d, name);
-                return null;
-            });
-            engine.feed(d, new Input.Command.LeaveMulticast(req, name));
-        });
-        return f;
-    }
-
-    private static void dropMembership(UdDriver d, String group) {
-        MembershipImpl m = d.memberships.remove(group);
-        if (m != null) {
-            m.targets.noLoopback.remove(m.group());
-            m.destroy();
-        }
+        return memberships.leave(ep, m);
     }
 
     /** Closes both ids of the endpoint; the future completes when both are retired. */
@@ -254,8 +222,7 @@ public final class Datagrams implements IdRole, DatagramEndpointImpl.Control {
 
     @Override
     public void callbackFailed(DatagramEndpointImpl ep, Throwable t) {
-        stats.callbackFailures.increment();
-        LOG.log(Level.WARNING, "a DatagramHandler callback of " + ep + " threw; ignored", t);
+        callbacks.failed(ep, t);
     }
 
     private ConnectionPolicy udPolicy(boolean sidr, Deadlines deadlines) {
@@ -289,7 +256,7 @@ public final class Datagrams implements IdRole, DatagramEndpointImpl.Control {
                 return true;
             }
             case Action.JoinMulticast j when d.kind == IdDriver.Kind.DATAGRAM -> {
-                port.joinMulticast(d.nativeId, j.group(), joinOptions(d, j.group()).sendOnly());
+                port.joinMulticast(d.nativeId, j.group(), Memberships.joinOptions(d, j.group()).sendOnly());
                 return true;
             }
             default -> {
@@ -326,7 +293,7 @@ public final class Datagrams implements IdRole, DatagramEndpointImpl.Control {
         engine.feed(p, new Input.Command.Accept(req, PrivateData.none(MessageKind.SIDR_REPLY)));
     }
 
-    /** UD outcomes become the user's objects: a resolved peer, a membership. */
+    /** UD outcomes become the user's objects: a resolved peer, a membership (see {@link Memberships}). */
     @Override
     public Object value(IdDriver id, Outcome outcome) {
         UdDriver d = (UdDriver) id;
@@ -374,79 +341,21 @@ public final class Datagrams implements IdRole, DatagramEndpointImpl.Control {
                 MembershipImpl mem = d.memberships.get(m.group());
                 if (mem != null) {
                     mem.rejoinAttempts = 0;
-                    datagramCallback(ep, h -> h.onMembershipRejoined(ep, mem));
+                    callbacks.call(ep, h -> h.onMembershipRejoined(ep, mem));
                 }
             }
-            case Notice.MulticastLost m -> multicastLost(ep, d, m);
-            case Notice.AddressChanged x -> datagramCallback(ep, h -> h.onAddressChanged(ep));
+            case Notice.MulticastLost m -> memberships.lost(ep, d, m);
+            case Notice.AddressChanged x -> callbacks.call(ep, h -> h.onAddressChanged(ep));
             case Notice.Error e -> {
                 var ex = Failures.forHandler(e.failure(), d.name(), d.historySnapshot());
-                datagramCallback(ep, h -> h.onError(ep, ex));
+                callbacks.call(ep, h -> h.onError(ep, ex));
             }
             case Notice.DeviceRemoved x -> {
                 var ex = new DeviceRemovedException(d.name() + ": the RDMA device was removed", d.historySnapshot());
-                datagramCallback(ep, h -> h.onError(ep, ex));
+                callbacks.call(ep, h -> h.onError(ep, ex));
             }
             default -> LOG.log(Level.DEBUG, () -> d.name() + ": " + n);
         }
-    }
-
-    /**
-     * The machine left a joined group after MULTICAST_ERROR (or a re-join failed at once): the
-     * membership's RejoinPolicy decides. A re-join runs after its backoff as a JoinMulticast without
-     * a future (its MULTICAST_JOIN is MulticastRejoined); leave() or close() during the wait drops
-     * the membership, which the re-join then finds gone.
-     */
-    private void multicastLost(DatagramEndpointImpl ep, UdDriver d, Notice.MulticastLost lost) {
-        MembershipImpl mem = d.memberships.get(lost.group());
-        if (mem == null) {
-            LOG.log(Level.DEBUG, () -> d.name() + ": MULTICAST_ERROR for " + lost.group() + ", not a membership any more");
-            return;
-        }
-        RejoinPolicy policy = mem.options().rejoin();
-        boolean again = mem.rejoinAttempts < policy.maxAttempts() && !d.terminal();
-        var error = new MulticastException(d.name() + ": multicast group " + lost.group()
-                + " lost (" + Failures.status(lost.status()) + ")" + (again ? "; re-joining (attempt "
-                + (mem.rejoinAttempts + 1) + " of " + policy.maxAttempts() + ")" : "; not re-joined"),
-                mem.group(), lost.status(), again, d.historySnapshot());
-        datagramCallback(ep, h -> h.onMembershipError(ep, mem, error));
-        if (!again) {
-            dropMembership(d, lost.group());
-            datagramCallback(ep, h -> h.onMembershipLost(ep, mem, error));
-            return;
-        }
-        mem.rejoinAttempts++;
-        mem.rejoinPending = true;
-        loop.runAt(loop.clockNanos() + policy.backoff(mem.rejoinAttempts).toNanos(), () -> rejoin(d, mem));
-    }
-
-    private void rejoin(UdDriver d, MembershipImpl mem) {
-        String group = mem.group().getHostAddress();
-        if (d.retired || d.terminal() || d.memberships.get(group) != mem || !mem.rejoinPending) {
-            return;   // left or closed during the backoff
-        }
-        mem.rejoinPending = false;
-        engine.feed(d, new Input.Command.JoinMulticast(0, group));
-    }
-
-    /** The options a join of {@code group} on {@code d} runs with: the pending join's, or the membership's on a re-join. */
-    private static JoinOptions joinOptions(UdDriver d, String group) {
-        JoinOptions o = d.joining.get(group);
-        if (o == null) {
-            MembershipImpl m = d.memberships.get(group);
-            o = m != null ? m.options() : JoinOptions.defaults();
-        }
-        return o;
-    }
-
-    private void datagramCallback(DatagramEndpointImpl ep, Consumer<DatagramHandler> call) {
-        ep.main.callbacks.execute(() -> {
-            try {
-                call.accept(ep.handler);
-            } catch (Throwable t) {
-                callbackFailed(ep, t);
-            }
-        });
     }
 
     /** One of an endpoint's two ids ended: end the other too; the endpoint is closed once both are. */
@@ -459,7 +368,7 @@ public final class Datagrams implements IdRole, DatagramEndpointImpl.Control {
         DatagramEndpointImpl ep = d.endpoint;
         if (d.kind == IdDriver.Kind.DATAGRAM) {
             for (String g : List.copyOf(d.memberships.keySet())) {
-                dropMembership(d, g);
+                Memberships.drop(d, g);
             }
         }
         IdDriver other = d == ep.main ? ep.listener : ep.main;
@@ -474,7 +383,7 @@ public final class Datagrams implements IdRole, DatagramEndpointImpl.Control {
             try {
                 ep.handler.onClosed(ep);
             } catch (Throwable t) {
-                callbackFailed(ep, t);
+                callbacks.failed(ep, t);
             }
         });
     }

@@ -2,17 +2,14 @@ package org.rdmacm4j.cm.core.internal.id;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.LongFunction;
 import org.rdmacm4j.cm.core.ConnectionClosedException;
 import org.rdmacm4j.cm.core.ConnectionFailedException;
-import org.rdmacm4j.cm.core.RdmaConnection;
 import org.rdmacm4j.cm.core.internal.loop.EventLoop;
 import org.rdmacm4j.cm.core.internal.loop.SerialExecutor;
 import org.rdmacm4j.cm.core.internal.loop.TimerQueue;
@@ -20,25 +17,20 @@ import org.rdmacm4j.cm.core.internal.port.CmPort;
 import org.rdmacm4j.cm.core.internal.port.NativeId;
 import org.rdmacm4j.cm.core.internal.port.PortCallException;
 import org.rdmacm4j.cm.statemachine.Action;
-import org.rdmacm4j.cm.statemachine.AsyncEventType;
-import org.rdmacm4j.cm.statemachine.CmEventType;
-import org.rdmacm4j.cm.statemachine.CmTuning;
-import org.rdmacm4j.cm.statemachine.EventParams;
 import org.rdmacm4j.cm.statemachine.Input;
 import org.rdmacm4j.cm.statemachine.MachineState;
-import org.rdmacm4j.cm.statemachine.Outcome;
 import org.rdmacm4j.cm.statemachine.Transition;
 
 /**
- * Drives every id's state machine, whatever its kind: routes each copied CM and async event to its
- * id, feeds one input at a time to one machine, and runs the actions that mean the same for every
+ * Drives every id's state machine, whatever its kind: feeds one input at a time to one machine, and runs the actions that mean the same for every
  * kind (native calls on the id, timers, futures, requests refused, teardown) with the CallFailed
  * contract; the kind's {@link IdRole} runs the rest. It owns the set of live ids and retires them.
+ * The events reach it through {@link EventRouter}; futures are settled by {@link Completions}.
  *
  * <p>Dispatcher thread only, except {@link #command}, {@link #closeCommand} and the counters, which
- * only queue work or read. It is the port's {@link CmPort.EventSink}.
+ * only queue work or read.
  */
-public final class IdEngine implements CmPort.EventSink {
+public final class IdEngine {
     private static final System.Logger LOG = System.getLogger("org.rdmacm4j.cm.core");
 
     private final CmPort port;
@@ -49,8 +41,9 @@ public final class IdEngine implements CmPort.EventSink {
     private final Stats stats = new Stats();
     private final IdRole[] roles = new IdRole[IdDriver.Kind.values().length];
     private final Set<IdDriver> live = new LinkedHashSet<>();
-    /** CONNECT_REQUEST ids by event sequence, from the event until the listener's machine decided. */
-    private final Map<Long, NativeId> offered = new HashMap<>();
+    private final OfferedRequests offered = new OfferedRequests();
+    private final Completions completions;
+    private final NativeCalls nativeCalls;
 
     /** An input for another id produced while an id's actions ran; fed once that step is done. */
     private record Deferred(IdDriver driver, Input input) { }
@@ -67,6 +60,8 @@ public final class IdEngine implements CmPort.EventSink {
         this.timers = timers;
         this.callbackBase = callbackBase;
         this.historySize = historySize;
+        this.completions = new Completions(stats);
+        this.nativeCalls = new NativeCalls(port);
     }
 
     /** Registers the role that runs the kind-specific actions of {@code kinds}. Before the loop starts. */
@@ -130,7 +125,21 @@ public final class IdEngine implements CmPort.EventSink {
 
     /** Takes the native id of an offered CONNECT_REQUEST, or null if it was taken or refused. Dispatcher thread. */
     public NativeId takeOffered(long eventSeq) {
-        return offered.remove(eventSeq);
+        return offered.take(eventSeq);
+    }
+
+    /** The CONNECT_REQUEST ids between their event and the listener's decision. Dispatcher thread. */
+    OfferedRequests offered() {
+        return offered;
+    }
+
+    /** The sequence number of the next event routed to an id. Dispatcher thread. */
+    long nextEventSeq() {
+        return ++eventSeq;
+    }
+
+    CmPort port() {
+        return port;
     }
 
     /** Records a future owed by {@code d}'s machine under a new request number, which it returns. */
@@ -164,66 +173,6 @@ public final class IdEngine implements CmPort.EventSink {
             return;
         }
         feed(d, new Input.Command.Close(owe(d, new CmFuture<Void>(), x -> null)));
-    }
-
-    // ------------------------------------------------------------------ events from the port
-
-    @Override
-    public void cmEvent(NativeId id, NativeId listenId, CmEventType type, int status, EventParams params) {
-        stats.cmEvents.increment();
-        Input.CmEvent ev = new Input.CmEvent(++eventSeq, type, status, params);
-        if (type == CmEventType.CONNECT_REQUEST) {
-            connectRequest(id, listenId, ev);
-            return;
-        }
-        IdDriver d = (IdDriver) id.owner();
-        if (d == null) {
-            LOG.log(Level.WARNING, "rdma_cm event " + type + " for an id no machine owns; ignored");
-            return;
-        }
-        feed(d, ev);
-        JfrEvents.CmEventDispatched jfr = new JfrEvents.CmEventDispatched();
-        if (jfr.shouldCommit()) {
-            jfr.id = d.name();
-            jfr.event = type.name();
-            jfr.status = status;
-            jfr.phase = d.phase();
-            jfr.commit();
-        }
-    }
-
-    private void connectRequest(NativeId id, NativeId listenId, Input.CmEvent ev) {
-        stats.requestsReceived.increment();
-        IdDriver l = listenId == null ? null : (IdDriver) listenId.owner();
-        if (l == null || l.retired) {
-            port.reject(id, Rejects.listenerClosed());
-            port.destroyId(id);
-            return;
-        }
-        offered.put(ev.seq(), id);
-        feed(l, ev);
-        NativeId unclaimed = offered.remove(ev.seq());
-        if (unclaimed != null) {
-            // The listener neither offered nor refused it (it crashed): answer the peer anyway.
-            LOG.log(Level.WARNING, l.name() + " did not decide on connection request " + ev.seq() + "; refusing it");
-            port.reject(unclaimed, Rejects.listenerClosed());
-            port.destroyId(unclaimed);
-        }
-    }
-
-    @Override
-    public void asyncEvent(NativeId id, AsyncEventType type, int portNumber) {
-        stats.asyncEvents.increment();
-        IdDriver d = (IdDriver) id.owner();
-        if (d == null) {
-            return;
-        }
-        feed(d, new Input.AsyncEvent(++eventSeq, type, portNumber));
-    }
-
-    @Override
-    public void unroutable(String what) {
-        LOG.log(Level.DEBUG, what);
     }
 
     /** Fires the machine timers due at {@code now}. Dispatcher thread. */
@@ -299,7 +248,7 @@ public final class IdEngine implements CmPort.EventSink {
             Action a = actions.get(i);
             if (a instanceof Action.NativeCall call) {
                 try {
-                    runNative(d, call);
+                    nativeCalls.run(d, call, role(d));
                     nativeCallRan = true;
                 } catch (PortCallException e) {
                     LOG.log(Level.DEBUG, () -> d.name() + ": " + e.getMessage());
@@ -310,42 +259,6 @@ public final class IdEngine implements CmPort.EventSink {
             }
         }
         return nativeCallRan ? new Input.CallsSucceeded() : null;
-    }
-
-    private void runNative(IdDriver d, Action.NativeCall call) {
-        switch (call) {
-            case Action.CreateId c -> {
-                NativeId nid = d.kind.ud() ? port.createUdId() : port.createId();
-                nid.attach(d);
-                d.nativeId = nid;
-                d.idDestroyed = false;
-            }
-            case Action.ResolveAddr r -> port.resolveAddr(d.nativeId, d.source, d.destination, r.timeoutMs());
-            // The id options go in with the call whose step reads them (the path record, the RTS
-            // transition); a failure of either is the step's failure. Each new id of a retry gets them again.
-            case Action.ResolveRoute r -> {
-                d.typeOfService.ifPresent(tos -> port.setTypeOfService(d.nativeId, tos));
-                port.resolveRoute(d.nativeId, r.timeoutMs());
-            }
-            case Action.Connect c -> {
-                d.ackTimeout.ifPresent(t -> port.setAckTimeout(d.nativeId, t));
-                port.connect(d.nativeId, c.privateData(), clamp(c.tuning(), port.deviceLimits(d.nativeId)));
-            }
-            case Action.Accept a -> {
-                if (!role(d).runNative(d, a)) {
-                    d.ackTimeout.ifPresent(t -> port.setAckTimeout(d.nativeId, t));
-                    port.accept(d.nativeId, a.privateData(), clamp(a.tuning(), port.deviceLimits(d.nativeId)));
-                }
-            }
-            case Action.CreateQp c -> role(d).runNative(d, c);
-            case Action.JoinMulticast j -> {
-                if (!role(d).runNative(d, j)) {
-                    throw new PortCallException("rdma_join_multicast_ex", 95, "multicast needs a UD id; this one is RC",
-                            null);
-                }
-            }
-            case Action.Relisten r -> role(d).runNative(d, r);
-        }
     }
 
     private void runAction(IdDriver d, Action a) {
@@ -387,8 +300,8 @@ public final class IdEngine implements CmPort.EventSink {
             case Action.SettleRequest s -> settle(d);
             case Action.ArmTimer t -> timers.arm(d, t.kind(), t.generation(), loop.freshNanos() + t.delayNanos());
             case Action.CancelTimer t -> timers.cancel(d, t.kind());
-            case Action.CompleteFuture c -> complete(d, c.request(), c.outcome());
-            case Action.FailFuture f -> fail(d, f.request(), f.failure());
+            case Action.CompleteFuture c -> completions.complete(d, role(d), c.request(), c.outcome());
+            case Action.FailFuture f -> completions.fail(d, f.request(), f.failure());
             case Action.CallHandler h -> role(d).notice(d, h.notice());
             case Action.LogUnexpected u -> LOG.log(Level.DEBUG, () -> d.name() + ": unexpected " + u.input()
                     + " in " + u.phase() + ": " + u.why());
@@ -396,20 +309,10 @@ public final class IdEngine implements CmPort.EventSink {
         }
     }
 
-    /** The device's limits cap what the policy asks for (rdma_connect/rdma_accept fail with EINVAL beyond them). */
-    public static CmTuning clamp(CmTuning wanted, CmTuning device) {
-        if (device == null) {
-            return wanted;
-        }
-        return new CmTuning(Math.min(wanted.responderResources(), device.responderResources()),
-                Math.min(wanted.initiatorDepth(), device.initiatorDepth()), wanted.retryCount(),
-                wanted.rnrRetryCount());
-    }
-
     // ------------------------------------------------------------------ requests
 
     private void refuse(Input.CmEvent request, org.rdmacm4j.cm.statemachine.Bytes rejectData) {
-        NativeId nid = offered.remove(request.seq());
+        NativeId nid = offered.take(request.seq());
         if (nid == null) {
             LOG.log(Level.WARNING, "RefuseRequest for an unknown request " + request.seq());
             return;
@@ -427,63 +330,6 @@ public final class IdEngine implements CmPort.EventSink {
         }
     }
 
-    // ------------------------------------------------------------------ futures
-
-    private void complete(IdDriver d, long request, Outcome outcome) {
-        IdDriver.Owed owed = d.owed.remove(request);
-        if (owed == null) {
-            LOG.log(Level.DEBUG, () -> d.name() + ": CompleteFuture for unknown request " + request);
-            return;
-        }
-        IdRole role = role(d);
-        Object value;
-        try {
-            value = owed.value().apply(role.value(d, outcome));
-        } catch (PortCallException e) {
-            RuntimeException ex = new ConnectionFailedException(d.name() + ": " + e.getMessage(), d.historySnapshot(), e);
-            d.callbacks.execute(() -> owed.future().completeExceptionally(ex));
-            role.futureSettled(d);
-            return;
-        }
-        role.futureSettled(d);
-        // A step that ended the id (close, abort): isClosed() is true by the time its future completes.
-        CompletableFuture<Void> closedFirst = d.terminal() ? role.closedFuture(d) : null;
-        d.callbacks.execute(() -> {
-            if (closedFirst != null) {
-                closedFirst.complete(null);
-            }
-            if (!owed.future().complete(value) && owed.future().isCancelled() && value instanceof RdmaConnection c) {
-                c.abort();   // cancelled after it was established but before it was delivered: nobody holds it
-            }
-        });
-    }
-
-    private void fail(IdDriver d, long request, org.rdmacm4j.cm.statemachine.Failure failure) {
-        IdDriver.Owed owed = d.owed.remove(request);
-        if (owed == null) {
-            LOG.log(Level.DEBUG, () -> d.name() + ": FailFuture for unknown request " + request);
-            return;
-        }
-        RuntimeException ex = Failures.toException(failure, d.name(), d.historySnapshot());
-        if (request == d.openRequest && d.kind == IdDriver.Kind.ACTIVE) {
-            stats.connectFailed(Failures.counterKey(ex));
-            JfrEvents.ConnectFailed jfr = new JfrEvents.ConnectFailed();
-            if (jfr.shouldCommit()) {
-                jfr.connection = d.name();
-                jfr.reason = ex.getMessage();
-                jfr.commit();
-            }
-        }
-        d.callbacks.execute(() -> owed.future().completeExceptionally(ex));
-    }
-
-    private void failAllOwed(IdDriver d, RuntimeException ex) {
-        for (IdDriver.Owed owed : d.owed.values()) {
-            d.callbacks.execute(() -> owed.future().completeExceptionally(ex));
-        }
-        d.owed.clear();
-    }
-
     // ------------------------------------------------------------------ the end of an id
 
     /** The machine reached its terminal phase: settle what is left and tell the application. */
@@ -496,7 +342,7 @@ public final class IdEngine implements CmPort.EventSink {
         live.remove(d);
         stats.liveIds = live.size();
         if (!d.owed.isEmpty()) {
-            failAllOwed(d, new ConnectionClosedException(d.name() + " closed", d.historySnapshot()));
+            completions.failAll(d, new ConnectionClosedException(d.name() + " closed", d.historySnapshot()));
         }
         if (d.offeredBy != null) {
             settle(d);
@@ -513,7 +359,7 @@ public final class IdEngine implements CmPort.EventSink {
                 + d.historySnapshot(), e);
         ConnectionFailedException ex = new ConnectionFailedException(d.name() + ": internal error: " + e,
                 d.historySnapshot(), e);
-        failAllOwed(d, ex);
+        completions.failAll(d, ex);
         role(d).crashed(d, ex);
         NativeId nid = d.nativeId;
         if (nid != null && !d.idDestroyed) {
@@ -540,7 +386,7 @@ public final class IdEngine implements CmPort.EventSink {
                     ? new ConnectionClosedException(d.name() + ": the RdmaCm closed before it did", d.historySnapshot())
                     : new ConnectionFailedException(d.name() + ": the rdmacm4j dispatcher died", d.historySnapshot(),
                     cause);
-            failAllOwed(d, ex);
+            completions.failAll(d, ex);
             if (!d.idDestroyed && d.nativeId != null) {
                 port.leak(d.nativeId, "still open when its RdmaCm stopped");
                 d.leaked = true;

@@ -1,4 +1,4 @@
-package org.rdmacm4j.cm.core.internal;
+package org.rdmacm4j.cm.core.internal.poll;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,8 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.rdmacm4j.cm.core.KeepaliveOptions;
-import org.rdmacm4j.cm.core.internal.poll.Keepalive;
-import org.rdmacm4j.cm.core.internal.poll.KeepaliveSchedule;
 import org.rdmacm4j.verbs.ibv.WcStatus;
 
 /**

@@ -1,10 +1,9 @@
-package org.rdmacm4j.cm.core.internal;
+package org.rdmacm4j.cm.core.internal.poll;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
-import org.rdmacm4j.cm.core.internal.poll.FailedCompletion;
 import org.rdmacm4j.verbs.ibv.WcStatus;
 
 /** The classification of a failed completion of the message channel (pure). */

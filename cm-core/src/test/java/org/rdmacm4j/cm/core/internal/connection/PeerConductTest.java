@@ -1,9 +1,8 @@
-package org.rdmacm4j.cm.core.internal;
+package org.rdmacm4j.cm.core.internal.connection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
-import org.rdmacm4j.cm.core.internal.connection.PeerConduct;
 
 class PeerConductTest {
     private static final int GRANT_ONLY = 1 << 16;
