@@ -35,6 +35,10 @@ import org.rdmacm4j.verbs.ibv.WrOpcode;
  * poller; {@link #bind}, {@link #peerOffer}, {@link #closing} and {@link #release} from the
  * dispatcher. The counters are guarded by this object's lock; receives are re-posted only by the
  * poller (and before the connection exists).
+ *
+ * <p>Longer than 400 lines because the send side, the receive side and the credit accounting
+ * share one lock and one set of counters: split apart, each half would need the other's
+ * invariants spelled out across a class boundary on the hottest path of a connection.
  */
 public final class DataPath implements CompletionSink {
     private static final System.Logger LOG = System.getLogger("org.rdmacm4j.cm.core");

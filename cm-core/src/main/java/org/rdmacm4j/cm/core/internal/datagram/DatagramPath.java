@@ -31,11 +31,15 @@ import org.rdmacm4j.verbs.ibv.WrOpcode;
 /**
  * The datagram channel of one UD endpoint: receive buffers (MTU + the 40-byte GRH) kept posted,
  * send buffers, and completion handling. Every datagram is a SEND_WITH_IMM carrying our QPN, as
- * udaddy and mckey do. The address handles of the endpoint's peers and memberships are tracked
- * here and destroyed with the QP.
+ * udaddy and mckey do. The address handles of the endpoint's peers and memberships
+ * ({@link Targets}) are destroyed with the QP.
  *
  * <p>Threads: {@link #send} from any thread (under this object's lock); {@link #onCompletion} on
  * the endpoint's completion poller; {@link #closing} and {@link #release} from the dispatcher.
+ *
+ * <p>Longer than 400 lines because sending and receiving share the QP, the slot leases and the
+ * teardown (release must fail every queued send and return both sides' buffers at once); the
+ * sender view handed to the application is a small inner class that reads the receive buffers.
  */
 public final class DatagramPath implements CompletionSink {
     private static final System.Logger LOG = System.getLogger("org.rdmacm4j.cm.core");
