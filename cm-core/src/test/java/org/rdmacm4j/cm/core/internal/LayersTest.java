@@ -58,6 +58,27 @@ class LayersTest {
         assertThat(graph.cycles()).as("files of cm-core that use each other in a loop").isEmpty();
     }
 
+    /** The check itself: two files that use each other (one through an import) are a loop; a one-way pair is not. */
+    @Test
+    void theGraphSeesALoopAndOnlyALoop(@org.junit.jupiter.api.io.TempDir Path dir) throws IOException {
+        Path a = Files.createDirectories(dir.resolve("org/rdmacm4j/cm/core/internal/a"));
+        Path b = Files.createDirectories(dir.resolve("org/rdmacm4j/cm/core/internal/b"));
+        Files.writeString(a.resolve("Up.java"), "package org.rdmacm4j.cm.core.internal.a;\n"
+                + "import org.rdmacm4j.cm.core.internal.b.Down;\n/** Names Gone in a comment only. */\n"
+                + "class Up { Down d; String s = \"Side\"; }\n");
+        Files.writeString(b.resolve("Down.java"), "package org.rdmacm4j.cm.core.internal.b;\nclass Down { }\n");
+        Files.writeString(b.resolve("Side.java"), "package org.rdmacm4j.cm.core.internal.b;\nclass Side { }\n");
+        Files.writeString(a.resolve("Gone.java"), "package org.rdmacm4j.cm.core.internal.a;\nclass Gone { }\n");
+        SourceGraph oneWay = SourceGraph.read(dir);
+        assertThat(oneWay.sources.get("org.rdmacm4j.cm.core.internal.a.Up").uses())
+                .containsExactly("org.rdmacm4j.cm.core.internal.b.Down");
+        assertThat(oneWay.cycles()).isEmpty();
+        Files.writeString(b.resolve("Down.java"), "package org.rdmacm4j.cm.core.internal.b;\n"
+                + "class Down { org.rdmacm4j.cm.core.internal.a.Up up; }\n");
+        assertThat(SourceGraph.read(dir).cycles()).containsExactly(
+                List.of("org.rdmacm4j.cm.core.internal.a.Up", "org.rdmacm4j.cm.core.internal.b.Down"));
+    }
+
     @Test
     void everyInternalPackageIsALayerAndUsesOnlyTheLayersBelowIt() {
         List<String> wrong = new ArrayList<>();

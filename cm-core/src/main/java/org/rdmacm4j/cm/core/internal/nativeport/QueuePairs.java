@@ -1,7 +1,7 @@
 package org.rdmacm4j.cm.core.internal.nativeport;
 
-import static org.rdmacm4j.cm.core.internal.nativeport.NativeCalls.closeQuietly;
-import static org.rdmacm4j.cm.core.internal.nativeport.NativeCalls.failed;
+import static org.rdmacm4j.cm.core.internal.nativeport.PortFailures.closeQuietly;
+import static org.rdmacm4j.cm.core.internal.nativeport.PortFailures.failed;
 import static org.rdmacm4j.cm.core.internal.nativeport.VerbsId.v;
 
 import java.lang.System.Logger.Level;

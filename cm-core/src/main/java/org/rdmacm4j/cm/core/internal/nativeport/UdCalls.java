@@ -1,6 +1,6 @@
 package org.rdmacm4j.cm.core.internal.nativeport;
 
-import static org.rdmacm4j.cm.core.internal.nativeport.NativeCalls.failed;
+import static org.rdmacm4j.cm.core.internal.nativeport.PortFailures.failed;
 import static org.rdmacm4j.cm.core.internal.nativeport.VerbsId.v;
 
 import java.lang.System.Logger.Level;

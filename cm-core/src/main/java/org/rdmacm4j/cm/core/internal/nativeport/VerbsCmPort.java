@@ -1,7 +1,7 @@
 package org.rdmacm4j.cm.core.internal.nativeport;
 
-import static org.rdmacm4j.cm.core.internal.nativeport.NativeCalls.closeQuietly;
-import static org.rdmacm4j.cm.core.internal.nativeport.NativeCalls.failed;
+import static org.rdmacm4j.cm.core.internal.nativeport.PortFailures.closeQuietly;
+import static org.rdmacm4j.cm.core.internal.nativeport.PortFailures.failed;
 import static org.rdmacm4j.cm.core.internal.nativeport.VerbsId.v;
 
 import java.lang.System.Logger.Level;
@@ -45,8 +45,10 @@ import org.rdmacm4j.verbs.sys.EventFd;
  * transport, and closes the port. The rest it hands on: {@link CmEvents} drains the events,
  * {@link QueuePairs} makes and frees QPs, CQs and channels (on {@link Devices}, polled by
  * {@link CompletionPollers}), {@link UdCalls} does SIDR and multicast; the objects of an id are
- * its {@link VerbsId}, what the port gave up on is in {@link Leaks}. (Its length, a little over
- * 400 lines, is the 41 methods of {@link NativePort}: each is one native call or one delegation.)
+ * its {@link VerbsId}, what the port gave up on is in {@link Leaks}.
+ *
+ * <p>Longer than 400 lines because it is the 41 methods of {@link NativePort}: each is one native
+ * call or one delegation, and moving the one-line rdma_cm calls elsewhere would only add a hop.
  *
  * <p>Threads: the dispatcher's, except {@link #wakeup()}.
  */

@@ -11,10 +11,10 @@ import org.rdmacm4j.verbs.RdmaException;
  *
  * <p>Threads: the dispatcher's.
  */
-final class NativeCalls {
+final class PortFailures {
     private static final System.Logger LOG = System.getLogger("org.rdmacm4j.cm.core");
 
-    private NativeCalls() {
+    private PortFailures() {
     }
 
     static void closeQuietly(AutoCloseable c) {
