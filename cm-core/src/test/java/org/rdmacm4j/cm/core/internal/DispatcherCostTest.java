@@ -34,7 +34,7 @@ import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
  *
  * <p>The bounds are the figures measured after issue 11's cuts (17,700 to 19,500 bytes and 11.5
  * to 22.5 dispatcher clock reads per connection on a 2-core host; 24.9 to 26.5 since every timer
- * is armed on a fresh read, see Dispatcher.freshNanos) with a margin. Clock reads follow the number
+ * is armed on a fresh read, see EventLoop.freshNanos) with a margin. Clock reads follow the number
  * of loop turns (two reads each), which depends on how wake-ups fall, hence the wider margin there. Before the cuts this test measured 33,100 to 33,400 bytes and 67 to 68 reads, and failed.
  */
 class DispatcherCostTest {

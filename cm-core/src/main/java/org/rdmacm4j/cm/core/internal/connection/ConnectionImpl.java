@@ -240,7 +240,7 @@ final class ConnectionImpl implements ConnectionEnd {
 
     /**
      * The message channel saw its receives flush while no teardown of ours had moved the QP to
-     * ERR ({@link FailedCompletion#UNEXPLAINED_FLUSH}); the dispatcher decides. Poller thread.
+     * ERR ({@link org.rdmacm4j.cm.core.internal.poll.FailedCompletion#UNEXPLAINED_FLUSH}); the dispatcher decides. Poller thread.
      */
     @Override
     public void queuePairFlushed(org.rdmacm4j.verbs.ibv.WcStatus status) {

@@ -9,7 +9,7 @@ import org.rdmacm4j.verbs.ibv.WcStatus;
  * moves a QP there on purpose in exactly two places, both on the dispatcher and both after the
  * machine has left ESTABLISHED: {@code rdma_disconnect} (librdmacm moves an IB/RoCE QP to ERR
  * before it sends the DREQ) and the teardown's drain. The data path is told before either
- * ({@link DataPath#closing()}), so a flush seen while it is not closing was caused by something
+ * ({@code connection.DataPath.closing()}), so a flush seen while it is not closing was caused by something
  * else: the transport itself (an RC responder that NAKs a remote access error, IBA class C, moves
  * its own QP to ERR and completes nothing but the flushes of its posted receives), the device, or
  * the application through {@code raw()}. A peer's DREQ does not touch our QP: it stays in RTS
@@ -20,7 +20,7 @@ public enum FailedCompletion {
     DURING_TEARDOWN,
     /**
      * A flush no teardown of ours explains: news, but judged on the dispatcher after a short grace
-     * ({@link Dispatcher#unexplainedFlush}), so an event that explains it (a device removal, a QP
+     * ({@code connection.Connections.unexplainedFlush}), so an event that explains it (a device removal, a QP
      * async event) and is already on its way wins.
      */
     UNEXPLAINED_FLUSH,
