@@ -24,7 +24,14 @@ public record RemoteRegion(long address, int rkey, long length) {
                 .array();
     }
 
-    /** The region {@link #toBytes()} wrote at the start of {@code bytes}. */
+    /**
+     * The region {@link #toBytes()} wrote at the start of {@code bytes} (bytes beyond the first
+     * {@link #BYTES} are ignored). The bytes usually come from the peer, so this is the one
+     * exception it throws for any content:
+     *
+     * @throws IllegalArgumentException if {@code bytes} is shorter than {@link #BYTES} or its length
+     *                                  field is negative
+     */
     public static RemoteRegion fromBytes(byte[] bytes) {
         Objects.requireNonNull(bytes, "bytes");
         if (bytes.length < BYTES) {

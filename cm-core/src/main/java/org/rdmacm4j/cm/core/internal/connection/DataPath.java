@@ -295,6 +295,9 @@ public final class DataPath implements CompletionSink {
             ChannelOffer p = peer;
             violation = PeerConduct.violation(withImm, imm, receivedFromPeer, grantedToPeer, credits,
                     p == null ? 0 : p.credits());
+            if (violation == null) {   // byte_len is checked before it sizes the view (PeerConduct.lengthViolation)
+                violation = PeerConduct.lengthViolation(wc.byteLength(i), localMaxMessage);
+            }
         }
         if (violation != null) {
             protocolViolated(violation);   // not delivered, the receive not re-posted: the connection goes

@@ -44,4 +44,20 @@ public final class PeerConduct {
         }
         return null;
     }
+
+    /**
+     * Why a received message of {@code byteLength} bytes (the completion's byte_len, unsigned)
+     * breaks the protocol, or null if it is at most {@code maxMessage}, the size this side offered.
+     * The receive buffers are slots of the pool's size class (a power of two), larger than the
+     * offer whenever it is not one: without this check a peer ignoring the offer (a raw verbs
+     * program) had a message of up to the slot size delivered to a handler promised at most
+     * {@code maxMessage} bytes, and a byte_len beyond the slot would fail the slice on the poller.
+     */
+    static String lengthViolation(int byteLength, int maxMessage) {
+        long length = Integer.toUnsignedLong(byteLength);
+        if (length > maxMessage) {
+            return "the peer sent a message of " + length + " bytes but was offered at most " + maxMessage;
+        }
+        return null;
+    }
 }

@@ -257,7 +257,7 @@ public final class DatagramPath implements CompletionSink {
             return;
         }
         MemorySegment buf = recvSlots[slot].segment();
-        int length = wc.byteLength(i) - GRH;
+        int length = payloadLength(wc.byteLength(i), mtu);
         DatagramEnd ep = targets.endpoint();
         if (ep != null && !closing && length >= 0 && deliverable(wc, i, buf)) {
             sender.set(wc, i, buf);
@@ -270,6 +270,19 @@ public final class DatagramPath implements CompletionSink {
             }
         }
         postReceive(slot);
+    }
+
+    /**
+     * The payload bytes of a received datagram whose completion says {@code byteLength} (byte_len,
+     * unsigned, the 40 GRH bytes included), or -1 if that cannot be a datagram we posted for: less
+     * than the GRH, or more than the {@code mtu + GRH} bytes each receive offers. The provider
+     * should never report more than we posted, but byte_len used to size the slice handed to the
+     * application unchecked (beyond the MTU it reached past the datagram, beyond the slot it threw
+     * on the poller): an impossible length now drops the datagram like a short one.
+     */
+    static int payloadLength(int byteLength, int mtu) {
+        long payload = Integer.toUnsignedLong(byteLength) - GRH;
+        return payload < 0 || payload > mtu ? -1 : (int) payload;
     }
 
     /** Not a loopback of our own datagram to a group that asked for none. */
