@@ -219,6 +219,9 @@ public final class IdEngine {
             Input in = first;
             while (in != null) {
                 Transition<? extends MachineState<?>> t = d.step(in, loop.turnNanos());
+                if (d.terminal() && live.remove(d)) {   // uncounted before its last futures go out (RejectStormIT)
+                    stats.liveIds = live.size();
+                }
                 in = run(d, t.actions());
             }
             if (d.terminal() && !d.retired) {
