@@ -41,14 +41,15 @@ rest_fail=0 rest_skip=1
 if [[ -n "${RDMACM4J_RESTING_FILE:-}" && -f "${RDMACM4J_RESTING_FILE}" ]]; then
   rest_skip=0
   source "${here}/../rig/resources.sh"
+  cp "${RDMACM4J_RESTING_FILE}" "${outdir}/rdma-resting.txt"   # rig_snapshot_after settles against it
   rig_snapshot_after "${outdir}"
-  if rig_same_resources "${RDMACM4J_RESTING_FILE}" "${outdir}/rdma-after.txt"; then
+  if rig_same_resources "${outdir}/rdma-resting.txt" "${outdir}/rdma-after.txt"; then
     rest_case='<testcase classname="outside.SelfConnect" name="kernelBackAtRestingCounts"/>'
   else
     rest_fail=1
     echo "outside-project: FAILED: rdma resource show after the program differs from before it" >&2
     rest_case="<testcase classname=\"outside.SelfConnect\" name=\"kernelBackAtRestingCounts\"><failure message=\"not back at rest\"><![CDATA[before:
-$(cat "${RDMACM4J_RESTING_FILE}")
+$(cat "${outdir}/rdma-resting.txt")
 after:
 $(cat "${outdir}/rdma-after.txt")]]></failure></testcase>"
     (( status == 0 )) && status=1
