@@ -236,6 +236,9 @@ public final class ConnectOptions {
         }
 
         /**
+         * The options as set so far.
+         *
+         * @return the options
          * @throws IllegalArgumentException if the private data and the channel offer together exceed
          *                                  the 56 bytes of a connect request
          */

@@ -30,7 +30,12 @@ public final class StepBarrier {
     /** The RdmaCm that claimed it (by identity only: this type sits below RdmaCm). */
     private final AtomicReference<Object> owner = new AtomicReference<>();
 
-    /** @throws IllegalArgumentException if {@code parties} is below 1 */
+    /**
+     * A barrier for {@code parties} connects: each step opens for them all once every one has reached it.
+     *
+     * @param parties how many connects go through the steps together
+     * @throws IllegalArgumentException if {@code parties} is below 1
+     */
     public StepBarrier(int parties) {
         if (parties < 1) {
             throw new IllegalArgumentException("a step barrier needs at least 1 party, was " + parties);

@@ -127,12 +127,14 @@ public sealed interface Input {
         /** Give up a pending connect/accept/join (its future fails with Cancelled); no-op otherwise. */
         record Cancel() implements Command { }
 
+        /** Join multicast {@code group} (UD ids). */
         record JoinMulticast(long request, String group) implements Command {
             public JoinMulticast {
                 Objects.requireNonNull(group, "group");
             }
         }
 
+        /** Leave multicast {@code group}. */
         record LeaveMulticast(long request, String group) implements Command {
             public LeaveMulticast {
                 Objects.requireNonNull(group, "group");
