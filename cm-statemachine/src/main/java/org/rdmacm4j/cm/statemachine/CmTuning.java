@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.statemachine;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 /**
  * The non-data fields of {@code struct rdma_conn_param} the framework sets. Defaults are what the
  * kernel ULPs use (nvme-rdma: retry_count 7, rnr_retry_count 7).
@@ -17,8 +19,6 @@ public record CmTuning(int responderResources, int initiatorDepth, int retryCoun
     }
 
     private static void check(String name, int value, int max) {
-        if (value < 0 || value > max) {
-            throw new IllegalArgumentException(name + " must be in [0, " + max + "], was " + value);
-        }
+        checkArgument(value >= 0 && value <= max, "%s must be in [0, %s], was %s", name, max, value);
     }
 }

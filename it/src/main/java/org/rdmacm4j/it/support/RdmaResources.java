@@ -1,5 +1,7 @@
 package org.rdmacm4j.it.support;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
@@ -42,9 +44,7 @@ public record RdmaResources(Map<String, Map<String, Long>> byDevice) {
             }
             devices.put(device, java.util.Collections.unmodifiableMap(counts));
         }
-        if (devices.isEmpty()) {
-            throw new IllegalArgumentException("no device lines in 'rdma resource show' output: " + text);
-        }
+        checkArgument(!devices.isEmpty(), "no device lines in 'rdma resource show' output: %s", text);
         return new RdmaResources(devices);
     }
 

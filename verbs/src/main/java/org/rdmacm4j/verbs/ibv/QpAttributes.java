@@ -1,5 +1,6 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
@@ -125,9 +126,7 @@ public final class QpAttributes {
     public int maxInlineData() { return maxInlineData; }
 
     private static int check(String name, int v, int max) {
-        if (v < 0 || v > max) {
-            throw new IllegalArgumentException(name + " " + v + " is out of range 0.." + max);
-        }
+        checkArgument(v >= 0 && v <= max, "%s %s is out of range 0..%s", name, v, max);
         return v;
     }
 

@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs.internal;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.ValueLayout;
 import java.util.Collections;
@@ -55,9 +57,7 @@ public final class CStruct {
     /** offsetof(type, path); an unknown path is a programming error caught at class initialisation. */
     public long offset(String path) {
         Field f = fields.get(path);
-        if (f == null) {
-            throw new IllegalArgumentException(cName + " has no member " + path);
-        }
+        checkArgument(f != null, "%s has no member %s", cName, path);
         return f.offset();
     }
 
