@@ -175,7 +175,11 @@ final class PingPong {
         }
     }
 
-    /** Nearest rank, as msg_pingpong.c: the smallest value with at least p of the samples at or below it. */
+    /**
+     * Nearest rank, as msg_pingpong.c: the smallest value with at least p of the samples at or below
+     * it. Kept rather than Guava's Quantiles, which interpolates between ranks (R's type 7): the
+     * report divides this figure by the C program's, so both must be the same statistic.
+     */
     static double percentile(double[] sorted, double p) {
         int rank = Math.max(1, (int) (p * sorted.length + 0.999999));
         return sorted[Math.min(rank, sorted.length) - 1];

@@ -2,8 +2,8 @@ package org.rdmacm4j.cm.statemachine;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import com.google.common.collect.Maps;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -58,7 +58,7 @@ public final class Timers {
                 m.put(k, generations[k.ordinal()]);
             }
         }
-        return Collections.unmodifiableMap(m);
+        return Maps.immutableEnumMap(m);
     }
 
     public long nextGeneration() {
