@@ -153,8 +153,12 @@ public final class CmId implements AutoCloseable {
     public void reject(byte[] privateData) {
         checkArgument(privateData != null, "privateData must not be null (use an empty array)");
         int max = portSpace == PortSpace.UDP ? MAX_UD_ACCEPT_PRIVATE_DATA : ConnParam.MAX_REJECT_PRIVATE_DATA;
-        checkArgument(privateData.length <= max,
-                "rdma_reject private data of %s bytes: at most %s on %s", privateData.length, max, portSpace);
+        // Hand-written, not checkArgument: the int arguments would be boxed on the happy path, and
+        // this runs for every connection on the dispatcher (C1-only launchers do no escape analysis).
+        if (privateData.length > max) {
+            throw new IllegalArgumentException("rdma_reject private data of " + privateData.length
+                    + " bytes: at most " + max + " on " + portSpace);
+        }
         MemorySegment self = open();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment data = privateData.length == 0 ? MemorySegment.NULL
@@ -384,8 +388,12 @@ public final class CmId implements AutoCloseable {
     private void checkParam(ConnParam param, int maxPrivateData, String function) {
         checkArgument(param != null, "param must not be null");
         int len = param.privateData().length;
-        checkArgument(len <= maxPrivateData,
-                "%s private data of %s bytes: at most %s on %s", function, len, maxPrivateData, portSpace);
+        // Hand-written, not checkArgument: the int arguments would be boxed on the happy path, and
+        // this runs for every connection on the dispatcher (C1-only launchers do no escape analysis).
+        if (len > maxPrivateData) {
+            throw new IllegalArgumentException(function + " private data of " + len + " bytes: at most "
+                    + maxPrivateData + " on " + portSpace);
+        }
         checkArgument(param.retryCount() <= 7 && param.rnrRetryCount() <= 7,
                 "retry counts are 3-bit (0..7): %s", param);
     }
@@ -399,6 +407,10 @@ public final class CmId implements AutoCloseable {
     }
 
     private static void checkRange(String what, int v, int max) {
-        checkArgument(v >= 0 && v <= max, "%s %s is out of range 0..%s", what, v, max);
+        // Hand-written, not checkArgument: the int arguments would be boxed on the happy path, and
+        // this runs for every connection on the dispatcher (C1-only launchers do no escape analysis).
+        if (v < 0 || v > max) {
+            throw new IllegalArgumentException(what + " " + v + " is out of range 0.." + max);
+        }
     }
 }

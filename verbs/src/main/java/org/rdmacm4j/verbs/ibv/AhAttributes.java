@@ -33,6 +33,10 @@ public record AhAttributes(Gid dgid, int flowLabel, int sgidIndex, int hopLimit,
     }
 
     private static void checkRange(String name, int v, int max) {
-        checkArgument(v >= 0 && v <= max, "%s %s is out of range 0..%s", name, v, max);
+        // Hand-written, not checkArgument: the int arguments would be boxed on the happy path, and
+        // this runs for each field of every address handle (one per UD peer or group, made on the dispatcher) (C1-only launchers do no escape analysis).
+        if (v < 0 || v > max) {
+            throw new IllegalArgumentException(name + " " + v + " is out of range 0.." + max);
+        }
     }
 }
