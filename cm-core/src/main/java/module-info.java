@@ -6,6 +6,7 @@
  * {@code requires transitive}.
  */
 module org.rdmacm4j.cm.core {
+    requires com.google.common;
     requires transitive org.rdmacm4j.cm.statemachine;
     requires transitive org.rdmacm4j.verbs;
     requires jdk.jfr;

@@ -1,10 +1,13 @@
 package org.rdmacm4j.examples;
 
+import com.google.common.math.Quantiles;
+import com.google.common.primitives.Longs;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -109,10 +112,8 @@ public final class ConnectDemo {
     }
 
     private static void print(String what, long[] nanos) {
-        long[] s = nanos.clone();
-        Arrays.sort(s);
+        Map<Integer, Double> p = Quantiles.percentiles().indexes(50, 99).compute(nanos);
         System.out.printf("connect-demo: %-48s p50 %7.2f ms  p99 %7.2f ms  max %7.2f ms%n", what,
-                s[s.length / 2] / 1e6, s[Math.min(s.length - 1, (int) Math.ceil(s.length * 0.99) - 1)] / 1e6,
-                s[s.length - 1] / 1e6);
+                p.get(50) / 1e6, p.get(99) / 1e6, Longs.max(nanos) / 1e6);
     }
 }

@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.core;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
@@ -125,10 +127,8 @@ public final class RdmaCm implements AutoCloseable {
      */
     public DatagramEndpoint openDatagram(InetSocketAddress local, DatagramOptions options, DatagramHandler handler) {
         checkAddress(local, "local", true);
-        if (local.getAddress().isAnyLocalAddress()) {
-            throw new IllegalArgumentException("local " + local + " is a wildcard: a datagram endpoint needs the "
-                    + "address of an RDMA device");
-        }
+        checkArgument(!local.getAddress().isAnyLocalAddress(),
+                "local %s is a wildcard: a datagram endpoint needs the address of an RDMA device", local);
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(handler, "handler");
         ensureOpen();
@@ -189,15 +189,9 @@ public final class RdmaCm implements AutoCloseable {
     }
 
     private static void checkAddress(InetSocketAddress a, String what, boolean portZeroOk) {
-        if (a == null) {
-            throw new IllegalArgumentException(what + " must not be null");
-        }
-        if (a.isUnresolved()) {
-            throw new IllegalArgumentException(what + " " + a + " is unresolved: resolve the host name first");
-        }
-        if (!portZeroOk && a.getPort() == 0) {
-            throw new IllegalArgumentException(what + " " + a + ": port 0 cannot be connected to");
-        }
+        checkArgument(a != null, "%s must not be null", what);
+        checkArgument(!a.isUnresolved(), "%s %s is unresolved: resolve the host name first", what, a);
+        checkArgument(portZeroOk || a.getPort() != 0, "%s %s: port 0 cannot be connected to", what, a);
     }
 
     /** Options of an RdmaCm. */
@@ -217,9 +211,7 @@ public final class RdmaCm implements AutoCloseable {
 
         /** Completion poller threads (default 1). */
         public Builder pollerThreads(int n) {
-            if (n < 1 || n > 64) {
-                throw new IllegalArgumentException("pollerThreads must be in [1, 64], was " + n);
-            }
+            checkArgument(n >= 1 && n <= 64, "pollerThreads must be in [1, 64], was %s", n);
             this.pollerThreads = n;
             return this;
         }
@@ -236,9 +228,7 @@ public final class RdmaCm implements AutoCloseable {
         /** How long close() waits for connections to close before giving up on them (default 10 s). */
         public Builder closeTimeout(Duration timeout) {
             Objects.requireNonNull(timeout, "closeTimeout");
-            if (timeout.isNegative() || timeout.isZero()) {
-                throw new IllegalArgumentException("closeTimeout must be positive, was " + timeout);
-            }
+            checkArgument(!timeout.isNegative() && !timeout.isZero(), "closeTimeout must be positive, was %s", timeout);
             this.closeTimeout = timeout;
             return this;
         }
@@ -251,9 +241,7 @@ public final class RdmaCm implements AutoCloseable {
 
         /** Steps kept per id for history() and error messages (default 32). */
         public Builder historySize(int n) {
-            if (n < 0 || n > 10_000) {
-                throw new IllegalArgumentException("historySize must be in [0, 10000], was " + n);
-            }
+            checkArgument(n >= 0 && n <= 10_000, "historySize must be in [0, 10000], was %s", n);
             this.historySize = n;
             return this;
         }

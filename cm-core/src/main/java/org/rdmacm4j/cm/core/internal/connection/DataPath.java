@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.core.internal.connection;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -151,10 +153,8 @@ public final class DataPath implements CompletionSink {
         if (max == 0) {
             throw new IllegalStateException(owner + " has no message channel (a raw connection, or the peer offered none)");
         }
-        if (message.byteSize() > max) {
-            throw new IllegalArgumentException("message of " + message.byteSize() + " bytes exceeds the connection's "
-                    + "maximum of " + max + " bytes");
-        }
+        checkArgument(message.byteSize() <= max,
+                "message of %s bytes exceeds the connection's maximum of %s bytes", message.byteSize(), max);
         synchronized (this) {
             if (closing || released) {
                 if (future != null) {

@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.core.internal.connection;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayDeque;
@@ -116,9 +118,7 @@ public final class OneSided {
     private boolean errorReported;
 
     public OneSided(QueuePair qp, ProtectionDomain pd, SlotPool pool, int depth) {
-        if (depth < 1) {
-            throw new IllegalArgumentException("one-sided depth must be at least 1, was " + depth);
-        }
+        checkArgument(depth >= 1, "one-sided depth must be at least 1, was %s", depth);
         this.qp = qp;
         this.pd = pd;
         this.pool = pool;
@@ -153,6 +153,8 @@ public final class OneSided {
     public CmFuture<Object> transfer(WrOpcode opcode, RegisteredRegion local, long localOffset, RemoteRegion remote,
                               long remoteOffset, int length) {
         Region r = ours(local);
+        // Hand-written, not checkArgument: every one-sided operation passes here, and four long
+        // arguments would be boxed (and put in an array) on the happy path.
         if (localOffset < 0 || length < 0 || localOffset > r.segment.byteSize() - length) {
             throw new IllegalArgumentException("[" + localOffset + ", " + localOffset + " + " + length
                     + ") is outside the local region of " + r.segment.byteSize() + " bytes");
@@ -165,6 +167,7 @@ public final class OneSided {
     public CmFuture<Object> atomic(WrOpcode opcode, RemoteRegion remote, long offset, long compareAdd, long swap) {
         remote.checkBounds(offset, 8);
         long address = remote.address() + offset;
+        // Hand-written: the message's hex digits would be built on every atomic as a checkArgument argument.
         if ((address & 7) != 0) {
             throw new IllegalArgumentException("atomic target 0x" + Long.toHexString(address) + " is not 8-byte aligned");
         }
@@ -172,6 +175,7 @@ public final class OneSided {
     }
 
     private Region ours(RegisteredRegion local) {
+        // Hand-written: the pattern binds r for the return below, which a checkArgument call cannot.
         if (!(local instanceof Region r) || !regions.contains(r)) {
             throw new IllegalArgumentException(local + " is not an open region registered on this connection");
         }

@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.core.internal.datagram;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -105,26 +107,17 @@ final class DatagramEndpointImpl implements DatagramEnd {
 
     @Override
     public CompletableFuture<DatagramPeer> resolve(InetSocketAddress remote) {
-        if (remote == null) {
-            throw new IllegalArgumentException("remote must not be null");
-        }
-        if (remote.isUnresolved()) {
-            throw new IllegalArgumentException("remote " + remote + " is unresolved: resolve the host name first");
-        }
-        if (remote.getPort() == 0) {
-            throw new IllegalArgumentException("remote " + remote + ": port 0 cannot be resolved with SIDR");
-        }
+        checkArgument(remote != null, "remote must not be null");
+        checkArgument(!remote.isUnresolved(), "remote %s is unresolved: resolve the host name first", remote);
+        checkArgument(remote.getPort() != 0, "remote %s: port 0 cannot be resolved with SIDR", remote);
         return dispatcher.resolve(this, remote);
     }
 
     @Override
     public CompletableFuture<Membership> join(InetAddress group, JoinOptions options) {
-        if (group == null) {
-            throw new IllegalArgumentException("group must not be null");
-        }
-        if (!(group instanceof Inet4Address) || !group.isMulticastAddress()) {
-            throw new IllegalArgumentException("group " + group + " is not an IPv4 multicast address (224.0.0.0/4)");
-        }
+        checkArgument(group != null, "group must not be null");
+        checkArgument(group instanceof Inet4Address && group.isMulticastAddress(),
+                "group %s is not an IPv4 multicast address (224.0.0.0/4)", group);
         Objects.requireNonNull(options, "options");
         return dispatcher.join(this, group, options);
     }
@@ -145,10 +138,9 @@ final class DatagramEndpointImpl implements DatagramEnd {
     }
 
     private TargetHandle target(DatagramTarget to) {
-        if (to == null) {
-            throw new IllegalArgumentException("target must not be null");
-        }
+        checkArgument(to != null, "target must not be null");
         DatagramPath p = path;
+        // Hand-written: the pattern binds h for the return below, which a checkArgument call cannot.
         if (!(to instanceof TargetHandle h) || p == null || h.targets != p.targets) {
             throw new IllegalArgumentException(to + " is not a target of " + this);
         }

@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.core.internal.datagram;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -145,10 +147,9 @@ public final class DatagramPath implements CompletionSink {
      * bad input throws.
      */
     public boolean send(TargetHandle to, MemorySegment data, CmFuture<Void> future) {
-        if (data.byteSize() > mtu) {
-            throw new IllegalArgumentException("datagram of " + data.byteSize() + " bytes exceeds the endpoint's "
-                    + "maximum of " + mtu + " bytes (the port's active MTU)");
-        }
+        checkArgument(data.byteSize() <= mtu,
+                "datagram of %s bytes exceeds the endpoint's maximum of %s bytes (the port's active MTU)",
+                data.byteSize(), mtu);
         synchronized (this) {
             if (closing || released) {
                 if (future == null) {
@@ -157,9 +158,7 @@ public final class DatagramPath implements CompletionSink {
                 future.completeExceptionally(new ConnectionClosedException(targets.endpoint() + " is closing", List.of()));
                 return true;
             }
-            if (to.destroyed()) {
-                throw new IllegalArgumentException("the target " + to + " is closed");
-            }
+            checkArgument(!to.destroyed(), "the target %s is closed", to);
             if (queue.isEmpty() && freeSendCount > 0) {
                 post(to, data, future);
                 return true;

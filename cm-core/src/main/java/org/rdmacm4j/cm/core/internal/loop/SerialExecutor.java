@@ -7,6 +7,17 @@ import java.util.concurrent.Executor;
  * Runs tasks one at a time, in submission order, on a shared executor: how the callbacks and
  * future completions of one connection stay ordered and never concurrent while different
  * connections run in parallel. Any thread may submit.
+ *
+ * <p>Kept rather than Guava's {@code MoreExecutors.newSequentialExecutor}, which does the same job
+ * (issue 20 tried it), because this one is cheaper on the dispatcher's hot path: every id gets one
+ * and every callback and future completion goes through one. Measured on JDK 25 (bytes allocated by
+ * the submitting thread): 136 bytes per executor made against Guava's 176 (Guava adds a worker
+ * object and two counters), and 16 bytes per wake-up of an idle executor against Guava's 24 (its
+ * wrapper of the first task). DispatcherCostTest, bytes allocated on the dispatcher per connection
+ * (both ends), three runs each: 17,709 / 17,522 / 17,735 with this one, 17,841 / 17,655 / 17,843
+ * with Guava's (about +125 bytes, 0.7 %, where the dispatcher's per-step allocation must not grow).
+ * Guava's also rethrows a task its executor rejects where this one runs it on the caller (below),
+ * which needed a wrapping executor as well.
  */
 public final class SerialExecutor implements Executor {
     private final Executor base;

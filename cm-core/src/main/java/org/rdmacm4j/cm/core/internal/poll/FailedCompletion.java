@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.core.internal.poll;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import org.rdmacm4j.verbs.ibv.WcStatus;
 
 /**
@@ -28,9 +30,7 @@ public enum FailedCompletion {
     ERROR;
 
     public static FailedCompletion classify(WcStatus status, boolean closing) {
-        if (status == WcStatus.SUCCESS) {
-            throw new IllegalArgumentException("IBV_WC_SUCCESS is not a failed completion");
-        }
+        checkArgument(status != WcStatus.SUCCESS, "IBV_WC_SUCCESS is not a failed completion");
         if (status == WcStatus.WR_FLUSH_ERR) {
             return closing ? DURING_TEARDOWN : UNEXPLAINED_FLUSH;
         }
