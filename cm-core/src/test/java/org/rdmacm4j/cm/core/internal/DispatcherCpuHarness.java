@@ -47,6 +47,7 @@ class DispatcherCpuHarness {
         double[] reads = new double[rounds];
         double[] wall = new double[rounds];
         double[] user = new double[rounds];
+        double[] wakeups = new double[rounds];
         try {
             LinkedBlockingQueue<ConnectionRequest> requests = new LinkedBlockingQueue<>();
             RdmaListener listener = dispatcher.listen(DispatcherCostTest.ANY, ListenOptions.defaults(), requests::add);
@@ -59,6 +60,7 @@ class DispatcherCpuHarness {
                 port.awaitIdle();
                 long cpu0 = cpuNanos(tid);
                 long user0 = userNanos(tid);
+                long wakeups0 = port.wakeups.get();
                 long bytes0 = DispatcherCostTest.allocatedBytes(tid);
                 long reads0 = clock.onDispatcher.get();
                 long t0 = System.nanoTime();
@@ -67,13 +69,16 @@ class DispatcherCpuHarness {
                 }
                 long w = System.nanoTime() - t0;
                 port.awaitIdle();
+                // The harness's own: one in oneConnection (the fake's CONNECT_REQUEST) and one per awaitIdle.
+                wakeups[r] = (double) (port.wakeups.get() - wakeups0 - 1) / cycles - 1;
                 cpu[r] = (cpuNanos(tid) - cpu0) / 1000.0 / cycles;
                 user[r] = (userNanos(tid) - user0) / 1000.0 / cycles;
                 bytes[r] = (double) (DispatcherCostTest.allocatedBytes(tid) - bytes0) / cycles;
                 reads[r] = (double) (clock.onDispatcher.get() - reads0) / cycles;
                 wall[r] = w / 1000.0 / cycles;
                 System.out.printf("DispatcherCpuHarness round %d: %.1f us dispatcher CPU (%.1f user), %.0f bytes, "
-                        + "%.2f clock reads, %.1f us wall per cycle%n", r + 1, cpu[r], user[r], bytes[r], reads[r], wall[r]);
+                        + "%.2f clock reads, %.2f wake-ups, %.1f us wall per cycle%n", r + 1, cpu[r], user[r], bytes[r], reads[r],
+                        wakeups[r], wall[r]);
             }
             listener.close().get(5, TimeUnit.SECONDS);
             assertThat(port.violations()).isEmpty();
@@ -82,8 +87,8 @@ class DispatcherCpuHarness {
             callbacks.shutdownNow();
         }
         System.out.printf("DispatcherCpuHarness [%s] %d x %d cycles after %d warm-up: dispatcher CPU us/cycle "
-                + "min %.1f median %.1f (user median %.1f); bytes/cycle min %.0f median %.0f; clock reads median %.2f; wall us median %.1f%n",
-                jit(), rounds, cycles, warmup, min(cpu), median(cpu), median(user), min(bytes), median(bytes), median(reads), median(wall));
+                + "min %.1f median %.1f (user median %.1f); bytes/cycle min %.0f median %.0f; clock reads median %.2f; wake-ups median %.2f; wall us median %.1f%n",
+                jit(), rounds, cycles, warmup, min(cpu), median(cpu), median(user), min(bytes), median(bytes), median(reads), median(wakeups), median(wall));
     }
 
     private static String jit() {
