@@ -48,6 +48,8 @@ public abstract class IdDriver extends TimerOwner implements NativeId.Owner {
     private final BiFunction<MachineState<?>, Input, Transition<? extends MachineState<?>>> stepper;
     private MachineState<?> state;
     private volatile String phase;
+    /** Whether {@link #state}'s phase is terminal: read once per adopted state, not per question. */
+    private boolean terminal;
     public final History history;
     public final Map<Long, Owed> owed = new HashMap<>();
     public final SerialExecutor callbacks;
@@ -83,6 +85,7 @@ public abstract class IdDriver extends TimerOwner implements NativeId.Owner {
         this.stepper = (s, in) -> raw.step((MachineState) s, in);
         this.state = initial;
         this.phase = initial.phase().name();
+        this.terminal = ((org.rdmacm4j.cm.statemachine.Phase) initial.phase()).terminal();
         this.history = new History(historySize, nowNanos);
         this.createdNanos = nowNanos;
         this.callbacks = callbacks;
@@ -98,7 +101,9 @@ public abstract class IdDriver extends TimerOwner implements NativeId.Owner {
     /** Takes the state of a transition that did not come from {@link #step} (a machine's open()). */
     public void adopt(MachineState<?> next, Input cause, long nowNanos) {
         state = next;
-        phase = next.phase().name();
+        org.rdmacm4j.cm.statemachine.Phase p = (org.rdmacm4j.cm.statemachine.Phase) next.phase();
+        phase = p.name();
+        terminal = p.terminal();
         if (cause == null) {
             history.add(nowNanos, phase, "open");
         } else {
@@ -107,7 +112,7 @@ public abstract class IdDriver extends TimerOwner implements NativeId.Owner {
     }
 
     public boolean terminal() {
-        return ((org.rdmacm4j.cm.statemachine.Phase) state.phase()).terminal();
+        return terminal;
     }
 
     public String phase() {
