@@ -23,8 +23,9 @@ import org.rdmacm4j.cm.statemachine.Transport;
  * rounds of N cycles in one JVM; prints each round and the min/median. Run it under the JIT of
  * interest (docs/benchmarks.md, "Dispatcher CPU per connection on the host"):
  * <pre>
- * ./mvnw -o -q -pl cm-core -am test -Dtest=DispatcherCpuHarness -Dsurefire.failIfNoSpecifiedTests=false \
- *     -Drdmacm4j.cpu.cycles=20000 -DargLine=-XX:TieredStopAtLevel=1
+ * ./mvnw -o -q install -DskipTests     # once
+ * ./mvnw -o -q -pl cm-core test-compile surefire:test -Dtest=DispatcherCpuHarness \
+ *     -Dsurefire.failIfNoSpecifiedTests=false -Drdmacm4j.cpu.cycles=20000 -DargLine=-XX:TieredStopAtLevel=1
  * </pre>
  */
 @EnabledIfSystemProperty(named = "rdmacm4j.cpu.cycles", matches = "\\d+")
