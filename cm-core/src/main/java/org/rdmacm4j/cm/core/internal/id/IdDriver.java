@@ -1,9 +1,7 @@
 package org.rdmacm4j.cm.core.internal.id;
 
 import java.net.InetSocketAddress;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalInt;
 import java.util.function.BiFunction;
 import org.rdmacm4j.cm.core.HistoryEntry;
@@ -51,7 +49,7 @@ public abstract class IdDriver extends TimerOwner implements NativeId.Owner {
     /** Whether {@link #state}'s phase is terminal: read once per adopted state, not per question. */
     private boolean terminal;
     public final History history;
-    public final Map<Long, Owed> owed = new HashMap<>();
+    public final OwedFutures<Owed> owed = new OwedFutures<>();
     public final SerialExecutor callbacks;
     public final long createdNanos;
 
