@@ -50,6 +50,10 @@ public abstract class IdDriver extends TimerOwner implements NativeId.Owner {
     private boolean terminal;
     public final History history;
     public final OwedFutures<Owed> owed = new OwedFutures<>();
+    /** The engine's list of live ids (IdEngine#liveIds): whether this one is in it, and its neighbours. */
+    boolean isLive;
+    IdDriver livePrev;
+    IdDriver liveNext;
     public final SerialExecutor callbacks;
     public final long createdNanos;
 
