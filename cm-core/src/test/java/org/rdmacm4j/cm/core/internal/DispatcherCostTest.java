@@ -139,7 +139,7 @@ class DispatcherCostTest {
                 .getMethod("getThreadAllocatedBytes", long.class).invoke(mx, threadId);
     }
 
-    private static void oneConnection(Dispatcher dispatcher, FakeCmPort port, FakeId lid,
+    static void oneConnection(Dispatcher dispatcher, FakeCmPort port, FakeId lid,
                                       LinkedBlockingQueue<ConnectionRequest> requests) throws Exception {
         RdmaConnection active = dispatcher.connect(SERVER, ConnectOptions.defaults(), ConnectionHandler.none())
                 .get(5, TimeUnit.SECONDS);

@@ -377,8 +377,12 @@ public final class FakeCmPort implements NativePort {
         }
     }
 
+    /** Calls of {@link #wakeup} (by the loop and by tests): each is an eventfd write on the real port. */
+    public final java.util.concurrent.atomic.AtomicLong wakeups = new java.util.concurrent.atomic.AtomicLong();
+
     @Override
     public void wakeup() {
+        wakeups.incrementAndGet();
         synchronized (lock) {
             woken = true;
             lock.notifyAll();

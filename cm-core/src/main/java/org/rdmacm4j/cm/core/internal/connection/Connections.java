@@ -239,12 +239,14 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
         } else {
             stats.accepts.increment();
         }
-        JfrEvents.Established jfr = new JfrEvents.Established();
-        if (jfr.shouldCommit()) {
-            jfr.connection = d.name();
-            jfr.peer = String.valueOf(conn.peer);
-            jfr.setupNanos = conn.establishedNanos - conn.startedNanos;
-            jfr.commit();
+        if (JfrEvents.on()) {
+            JfrEvents.Established jfr = new JfrEvents.Established();
+            if (jfr.shouldCommit()) {
+                jfr.connection = d.name();
+                jfr.peer = String.valueOf(conn.peer);
+                jfr.setupNanos = conn.establishedNanos - conn.startedNanos;
+                jfr.commit();
+            }
         }
     }
 
@@ -292,12 +294,14 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
         if (c.establishedNanos != 0) {
             stats.disconnects.increment();   // an established connection ended, whoever closed it
         }
-        JfrEvents.Closed jfr = new JfrEvents.Closed();
-        if (jfr.shouldCommit()) {
-            jfr.connection = d.name();
-            jfr.lifetimeNanos = loop.clockNanos() - d.createdNanos;
-            jfr.leaked = d.leaked;
-            jfr.commit();
+        if (JfrEvents.on()) {
+            JfrEvents.Closed jfr = new JfrEvents.Closed();
+            if (jfr.shouldCommit()) {
+                jfr.connection = d.name();
+                jfr.lifetimeNanos = loop.clockNanos() - d.createdNanos;
+                jfr.leaked = d.leaked;
+                jfr.commit();
+            }
         }
         d.callbacks.execute(() -> c.closed.complete(null));
         handler(d, (h, conn) -> h.onClosed(conn));

@@ -60,11 +60,13 @@ final class Completions {
         RuntimeException ex = Failures.toException(failure, d.name(), d.historySnapshot());
         if (request == d.openRequest && d.kind == IdDriver.Kind.ACTIVE) {
             stats.connectFailed(Failures.counterKey(ex));
-            JfrEvents.ConnectFailed jfr = new JfrEvents.ConnectFailed();
-            if (jfr.shouldCommit()) {
-                jfr.connection = d.name();
-                jfr.reason = ex.getMessage();
-                jfr.commit();
+            if (JfrEvents.on()) {
+                JfrEvents.ConnectFailed jfr = new JfrEvents.ConnectFailed();
+                if (jfr.shouldCommit()) {
+                    jfr.connection = d.name();
+                    jfr.reason = ex.getMessage();
+                    jfr.commit();
+                }
             }
         }
         d.callbacks.execute(() -> owed.future().completeExceptionally(ex));

@@ -36,13 +36,15 @@ public final class EventRouter implements CmPort.EventSink {
             return;
         }
         engine.feed(d, ev);
-        JfrEvents.CmEventDispatched jfr = new JfrEvents.CmEventDispatched();
-        if (jfr.shouldCommit()) {
-            jfr.id = d.name();
-            jfr.event = type.name();
-            jfr.status = status;
-            jfr.phase = d.phase();
-            jfr.commit();
+        if (JfrEvents.on()) {
+            JfrEvents.CmEventDispatched jfr = new JfrEvents.CmEventDispatched();
+            if (jfr.shouldCommit()) {
+                jfr.id = d.name();
+                jfr.event = type.name();
+                jfr.status = status;
+                jfr.phase = d.phase();
+                jfr.commit();
+            }
         }
     }
 

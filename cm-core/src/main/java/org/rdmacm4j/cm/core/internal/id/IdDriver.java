@@ -1,9 +1,7 @@
 package org.rdmacm4j.cm.core.internal.id;
 
 import java.net.InetSocketAddress;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalInt;
 import java.util.function.BiFunction;
 import org.rdmacm4j.cm.core.HistoryEntry;
@@ -48,8 +46,14 @@ public abstract class IdDriver extends TimerOwner implements NativeId.Owner {
     private final BiFunction<MachineState<?>, Input, Transition<? extends MachineState<?>>> stepper;
     private MachineState<?> state;
     private volatile String phase;
+    /** Whether {@link #state}'s phase is terminal: read once per adopted state, not per question. */
+    private boolean terminal;
     public final History history;
-    public final Map<Long, Owed> owed = new HashMap<>();
+    public final OwedFutures<Owed> owed = new OwedFutures<>();
+    /** The engine's list of live ids (IdEngine#liveIds): whether this one is in it, and its neighbours. */
+    boolean isLive;
+    IdDriver livePrev;
+    IdDriver liveNext;
     public final SerialExecutor callbacks;
     public final long createdNanos;
 
@@ -83,6 +87,7 @@ public abstract class IdDriver extends TimerOwner implements NativeId.Owner {
         this.stepper = (s, in) -> raw.step((MachineState) s, in);
         this.state = initial;
         this.phase = initial.phase().name();
+        this.terminal = ((org.rdmacm4j.cm.statemachine.Phase) initial.phase()).terminal();
         this.history = new History(historySize, nowNanos);
         this.createdNanos = nowNanos;
         this.callbacks = callbacks;
@@ -98,7 +103,9 @@ public abstract class IdDriver extends TimerOwner implements NativeId.Owner {
     /** Takes the state of a transition that did not come from {@link #step} (a machine's open()). */
     public void adopt(MachineState<?> next, Input cause, long nowNanos) {
         state = next;
-        phase = next.phase().name();
+        org.rdmacm4j.cm.statemachine.Phase p = (org.rdmacm4j.cm.statemachine.Phase) next.phase();
+        phase = p.name();
+        terminal = p.terminal();
         if (cause == null) {
             history.add(nowNanos, phase, "open");
         } else {
@@ -107,7 +114,7 @@ public abstract class IdDriver extends TimerOwner implements NativeId.Owner {
     }
 
     public boolean terminal() {
-        return ((org.rdmacm4j.cm.statemachine.Phase) state.phase()).terminal();
+        return terminal;
     }
 
     public String phase() {

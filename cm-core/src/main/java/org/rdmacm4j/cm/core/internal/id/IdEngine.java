@@ -2,9 +2,7 @@ package org.rdmacm4j.cm.core.internal.id;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.LongFunction;
@@ -40,7 +38,7 @@ public final class IdEngine {
     private final int historySize;
     private final Stats stats = new Stats();
     private final IdRole[] roles = new IdRole[IdDriver.Kind.values().length];
-    private final Set<IdDriver> live = new LinkedHashSet<>();
+    private final LiveIds live = new LiveIds();
     private final OfferedRequests offered = new OfferedRequests();
     private final Completions completions;
     private final NativeCalls nativeCalls;
@@ -120,7 +118,7 @@ public final class IdEngine {
 
     /** The live ids, in creation order (a copy). Dispatcher thread. */
     public List<IdDriver> liveIds() {
-        return List.copyOf(live);
+        return live.snapshot();
     }
 
     /** Takes the native id of an offered CONNECT_REQUEST, or null if it was taken or refused. Dispatcher thread. */
@@ -384,7 +382,7 @@ public final class IdEngine {
 
     /** After the loop: whatever is still live (close deadline passed, or the loop died) is given up. */
     public void retireAllForShutdown(Throwable cause) {
-        for (IdDriver d : List.copyOf(live)) {
+        for (IdDriver d : liveIds()) {
             RuntimeException ex = cause == null
                     ? new ConnectionClosedException(d.name() + ": the RdmaCm closed before it did", d.historySnapshot())
                     : new ConnectionFailedException(d.name() + ": the rdmacm4j dispatcher died", d.historySnapshot(),

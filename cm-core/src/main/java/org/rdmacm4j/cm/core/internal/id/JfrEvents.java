@@ -3,14 +3,28 @@ package org.rdmacm4j.cm.core.internal.id;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
+import jdk.jfr.FlightRecorder;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 import jdk.jfr.Timespan;
 
-/** JFR events of the connection lifecycle. Committed only when a recording enables them. */
+/**
+ * JFR events of the connection lifecycle. Committed only when a recording enables them; created
+ * only once JFR is initialized ({@link #on}), so a process that never records allocates none on the
+ * dispatcher (under C1 the {@code new} before {@code shouldCommit()} is not scalar-replaced).
+ */
 public final class JfrEvents {
     private JfrEvents() { }
+
+    /**
+     * Whether an event object is worth creating to ask {@code shouldCommit()}: false until the
+     * Flight Recorder was initialized (a recording started, from the command line or in-process).
+     * A static volatile read; it does not initialize JFR (EventType.getEventType would).
+     */
+    public static boolean on() {
+        return FlightRecorder.isInitialized();
+    }
 
     @Name("org.rdmacm4j.ConnectionEstablished")
     @Label("RDMA Connection Established")

@@ -85,6 +85,27 @@ public final class EventLoop {
     private final LibraryThread thread;
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private boolean accepting = true;      // guarded by tasks
+    /**
+     * Whether the loop thread is in, or about to enter, {@link Selector#await} with a timeout: set
+     * under the {@link #tasks} lock in the same block that found both queues empty, cleared (a
+     * volatile write, no lock) once the await returned. {@link #enqueue} writes the eventfd only
+     * while it is set: a wake-up while the loop is awake anyway (the loop thread queueing its own
+     * answers, callers submitting during a busy turn) is a syscall that changes nothing, since the
+     * loop checks both queues under the lock before every wait.
+     *
+     * <p>No lost wake-up: take a task queued by {@link #enqueue} (under the lock) and the loop's
+     * next check (under the lock). If the enqueue holds the lock first, the check sees the task
+     * and the loop does not wait. If the check holds it first, it set {@code sleeping} before
+     * releasing the lock, so the enqueue (which acquires the lock after that release, and reads
+     * {@code sleeping} under it) sees true and signals, unless the loop has already cleared it:
+     * the clear comes only after that await returned, and the loop checks the queues again (under
+     * the lock, so after this enqueue's release) before it waits again. The selector keeps a
+     * signal made before the await is entered ({@link Selector#wakeup}: "a running or the next
+     * await"), so one made between the check and the await is not lost either. The first enqueue
+     * that signals clears it (under the lock): its signal stays pending until the await returns,
+     * so the enqueues after it need none. A stale true only costs a redundant wake-up.
+     */
+    private volatile boolean sleeping;
     private volatile boolean stopRequested;
     private volatile Throwable broken;
     /**
@@ -200,7 +221,10 @@ public final class EventLoop {
         synchronized (tasks) {   // the lock of both queues and of the door
             if (accepting) {
                 queue.add(new Task(work, owner));
-                selector.wakeup();
+                if (sleeping) {
+                    sleeping = false;   // one signal per wait: it stays pending until the await returns
+                    selector.wakeup();
+                }
                 return true;
             }
         }
@@ -223,9 +247,12 @@ public final class EventLoop {
                 synchronized (tasks) {
                     if (!tasks.isEmpty() || !answers.isEmpty()) {
                         wait = 0;
+                    } else if (wait > 0) {
+                        sleeping = true;   // from here, enqueue signals (see sleeping)
                     }
                 }
                 selector.await(wait);
+                sleeping = false;
                 turnNanos = clock.getAsLong();
                 turn.events();
                 runAnswers();

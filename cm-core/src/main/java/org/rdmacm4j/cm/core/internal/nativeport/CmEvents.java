@@ -36,9 +36,13 @@ final class CmEvents {
         this.queuePairs = queuePairs;
     }
 
-    /** Hands every rdma_cm event that is ready to the sink, then every device's async events. */
-    void drain(EventSink s) {
-        while (true) {
+    /**
+     * Hands every rdma_cm event that is ready to the sink (reads the channel to EAGAIN) if the
+     * last epoll_wait reported the channel ready, then every device's async events if it reported
+     * an async fd ready (VerbsCmPort#await).
+     */
+    void drain(EventSink s, boolean channelReady, boolean async) {
+        while (channelReady) {
             CmEvent e;
             try {
                 e = channel.getEvent();   // copied and acked inside
@@ -51,8 +55,10 @@ final class CmEvents {
             }
             deliver(e, s);
         }
-        for (Device d : devices.inUse()) {
-            drainAsync(d, s);
+        if (async) {
+            for (Device d : devices.inUse()) {
+                drainAsync(d, s);
+            }
         }
     }
 

@@ -88,10 +88,37 @@ public final class VerbsCmPort implements NativePort {
 
     // ------------------------------------------------------------------ waiting and events
 
+    /**
+     * What the last {@link #await} found ready (dispatcher thread): {@link #drainEvents} reads only
+     * those descriptors, so a turn makes no read that can only answer EAGAIN (the eventfd on every
+     * turn, the event channel and each device's async fd on turns woken by something else). Safe
+     * because the epoll is level-triggered and the loop awaits before every drain: whatever is
+     * still unread, or arrives after the wait, is reported by the next epoll_wait.
+     */
+    private boolean wakeReady;
+    private boolean cmReady;
+    private boolean asyncReady;
+
     @Override
     public void await(long timeoutNanos) {
         long ms = timeoutNanos <= 0 ? 0 : Math.max(1, (timeoutNanos + 999_999) / 1_000_000);
-        epoll.await(ms);
+        int n = epoll.await(ms);
+        boolean w = false;
+        boolean c = false;
+        boolean a = false;
+        for (int i = 0; i < n; i++) {
+            long token = epoll.token(i);
+            if (token == TOKEN_WAKE) {
+                w = true;
+            } else if (token == TOKEN_CM) {
+                c = true;
+            } else {
+                a = true;   // a device's async fd (tokens from 100 up)
+            }
+        }
+        wakeReady = w;
+        cmReady = c;
+        asyncReady = a;
     }
 
     @Override
@@ -102,8 +129,13 @@ public final class VerbsCmPort implements NativePort {
     @Override
     public void drainEvents(EventSink s) {
         this.sink = s;
-        wake.drain();
-        events.drain(s);
+        if (wakeReady) {
+            wakeReady = false;
+            wake.drain();
+        }
+        events.drain(s, cmReady, asyncReady);
+        cmReady = false;
+        asyncReady = false;
     }
 
     // ------------------------------------------------------------------ ids
