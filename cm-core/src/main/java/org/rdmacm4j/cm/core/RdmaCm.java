@@ -318,6 +318,16 @@ public final class RdmaCm implements AutoCloseable {
                 e.addSuppressed(probeFailed);
                 probe = new Rdma.Probe(null, null);
             }
+            if (probe.missing() == Rdma.Missing.NATIVE_ACCESS && e instanceof RdmaException r) {
+                // The JVM only warned about native access (the default): the native call ran and
+                // failed, so native access is not what is missing; the device file is.
+                boolean cmFile = java.nio.file.Files.exists(java.nio.file.Path.of("/dev/infiniband/rdma_cm"));
+                return new RdmaUnavailableException(cmFile ? RdmaUnavailableException.Missing.ACCESS
+                        : RdmaUnavailableException.Missing.DEVICE, r.getMessage() + (cmFile
+                        ? " (/dev/infiniband/rdma_cm is there: is it readable and writable by this user?)"
+                        : ": /dev/infiniband/rdma_cm does not exist (no RDMA device, or rdma_ucm not loaded:"
+                        + " modprobe rdma_ucm; a soft-RoCE device: rdma link add rxe0 type rxe netdev <ifname>)"), e);
+            }
             if (!probe.available()) {
                 RdmaUnavailableException.Missing m = switch (probe.missing()) {
                     case NATIVE_ACCESS -> RdmaUnavailableException.Missing.NATIVE_ACCESS;

@@ -292,6 +292,10 @@ public final class Doctor {
         }
     }
 
+    static String ipv4OfGidForTest(String gid) {
+        return Examination.ipv4OfGid(gid);
+    }
+
     /** A RoCE GID that carries an IPv4 address. */
     record Ipv4Gid(String device, int port, int index, String address, String type, String netdev) { }
 
@@ -460,10 +464,10 @@ public final class Doctor {
                 return List.of(Finding.ok("kernel modules", String.join(", ", needed) + " loaded (" + source + "); "
                         + softText));
             }
-            String kernel = m.real() ? System.getProperty("os.version") : "this kernel";
+            String kernel = m.real() ? "kernel " + System.getProperty("os.version") : "this kernel";
             String fix = "sudo modprobe rdma_ucm ib_uverbs (they load ib_core and rdma_cm)";
             if (!moduleLoaded("ib_core", proc) && !m.exists("/sys/class/infiniband")) {
-                fix += "\nif modprobe says \"Module rdma_ucm not found\", kernel " + kernel + " has no RDMA support"
+                fix += "\nif modprobe says \"Module rdma_ucm not found\", " + kernel + " has no RDMA support"
                         + " (CONFIG_INFINIBAND, CONFIG_INFINIBAND_USER_ACCESS): boot a distribution kernel (Debian:"
                         + " linux-image-amd64), or run rdmacm4j in the project's soft-RoCE guest:"
                         + " it/rig/guest.sh -- examples/bin/doctor. In a container, load the modules on the host"
