@@ -248,6 +248,18 @@ public final class Doctor {
         return examine(Machine.here(), Options.defaults());
     }
 
+    /**
+     * Examines this machine, checking the limits for {@code connections} and giving the loopback
+     * test {@code loopbackDeadline} (whole seconds, at least 1).
+     */
+    public static Report examine(int connections, java.time.Duration loopbackDeadline) {
+        if (connections < 1) {
+            throw new IllegalArgumentException("connections must be at least 1, was " + connections);
+        }
+        long seconds = Math.max(1, Math.min(3600, loopbackDeadline.toSeconds()));
+        return examine(Machine.here(), new Options(connections, null, null, (int) seconds, true));
+    }
+
     private static int positive(String v, int max) {
         int n;
         try {
