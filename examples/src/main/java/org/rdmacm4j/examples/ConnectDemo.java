@@ -20,6 +20,7 @@ import org.rdmacm4j.cm.core.RdmaCm;
 import org.rdmacm4j.cm.core.RdmaCmException;
 import org.rdmacm4j.cm.core.RdmaConnection;
 import org.rdmacm4j.cm.core.RdmaListener;
+import org.rdmacm4j.cm.core.RdmaUnavailableException;
 import org.rdmacm4j.cm.statemachine.RetryPolicy;
 
 /**
@@ -46,7 +47,9 @@ public final class ConnectDemo {
         try {
             run(InetAddress.getByName(server), InetAddress.getByName(client), n);
         } catch (ExecutionException | TimeoutException | IOException | RdmaCmException e) {
-            System.err.println("connect-demo: FAILED: " + (e.getCause() != null ? e.getCause() : e));
+            // RdmaUnavailableException's one line says it all (its cause is the bare errno it explains).
+            System.err.println("connect-demo: FAILED: " + (e instanceof RdmaUnavailableException ? e.getMessage()
+                    : e.getCause() != null ? e.getCause() : e));
             System.exit(1);
         }
     }

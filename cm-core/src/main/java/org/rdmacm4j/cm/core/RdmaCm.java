@@ -15,6 +15,8 @@ import org.rdmacm4j.cm.core.internal.Dispatcher;
 import org.rdmacm4j.cm.core.internal.NativePort;
 import org.rdmacm4j.cm.core.internal.nativeport.VerbsCmPort;
 import org.rdmacm4j.cm.statemachine.Transport;
+import org.rdmacm4j.verbs.Rdma;
+import org.rdmacm4j.verbs.RdmaException;
 
 /**
  * The entry point: one rdma_cm event channel, one CM dispatcher thread that owns every
@@ -59,7 +61,13 @@ public final class RdmaCm implements AutoCloseable {
         dispatcher.start();
     }
 
-    /** Opens an instance with the defaults (one poller, virtual-thread callbacks, 10 s close). */
+    /**
+     * Opens an instance with the defaults (one poller, virtual-thread callbacks, 10 s close).
+     *
+     * @throws RdmaUnavailableException if this machine or JVM cannot use RDMA at all (no device, no
+     *         {@code rdma_ucm}, libraries or native access missing): its one-line message says what
+     *         is missing and names the doctor ({@code examples/bin/doctor})
+     */
     public static RdmaCm open() {
         return builder().build();
     }
@@ -262,10 +270,68 @@ public final class RdmaCm implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Opens the instance.
+         *
+         * @throws RdmaUnavailableException if this machine or JVM cannot use RDMA at all; its message
+         *         says what is missing and names the doctor
+         */
         public RdmaCm build() {
             String name = "rdmacm4j-" + SERIAL.incrementAndGet();
-            NativePort p = port != null ? port : VerbsCmPort.open(pollerThreads, name);
+            NativePort p = port != null ? port : openVerbsPort(name);
             return new RdmaCm(this, p, name);
+        }
+
+        private NativePort openVerbsPort(String name) {
+            try {
+                return VerbsCmPort.open(pollerThreads, name);
+            } catch (RdmaException | IllegalStateException | IllegalCallerException e) {
+                RdmaUnavailableException unavailable = unavailable(e);
+                if (unavailable == null) {
+                    throw e;
+                }
+                throw unavailable;
+            }
+        }
+
+        /**
+         * Why opening the event channel failed, if it is because RDMA is not usable here (the verbs
+         * module's probe says what is missing), else null: the failure is then thrown as it was.
+         */
+        private static RdmaUnavailableException unavailable(RuntimeException e) {
+            Rdma.Probe probe;
+            try {
+                probe = Rdma.probe();
+            } catch (RuntimeException probeFailed) {
+                e.addSuppressed(probeFailed);
+                probe = new Rdma.Probe(null, null);
+            }
+            if (probe.missing() == Rdma.Missing.NATIVE_ACCESS && e instanceof RdmaException r) {
+                // The JVM only warned about native access (the default): the native call ran and
+                // failed, so native access is not what is missing; the device file is.
+                boolean cmFile = java.nio.file.Files.exists(java.nio.file.Path.of("/dev/infiniband/rdma_cm"));
+                return new RdmaUnavailableException(cmFile ? RdmaUnavailableException.Missing.ACCESS
+                        : RdmaUnavailableException.Missing.DEVICE, r.getMessage() + (cmFile
+                        ? " (/dev/infiniband/rdma_cm is there: is it readable and writable by this user?)"
+                        : ": /dev/infiniband/rdma_cm does not exist (no RDMA device, or rdma_ucm not loaded:"
+                        + " modprobe rdma_ucm; a soft-RoCE device: rdma link add rxe0 type rxe netdev <ifname>)"), e);
+            }
+            if (!probe.available()) {
+                RdmaUnavailableException.Missing m = switch (probe.missing()) {
+                    case NATIVE_ACCESS -> RdmaUnavailableException.Missing.NATIVE_ACCESS;
+                    case LIBRARY -> RdmaUnavailableException.Missing.LIBRARY;
+                    case DEVICE -> RdmaUnavailableException.Missing.DEVICE;
+                };
+                return new RdmaUnavailableException(m, probe.cause(), e);
+            }
+            // Devices are there, yet the channel did not open: /dev/infiniband/rdma_cm gone or not ours.
+            if (e instanceof RdmaException r && r.function().equals("rdma_create_event_channel")
+                    && (r.errno() == 19 || r.errno() == 2 || r.errno() == 13 || r.errno() == 1)) {
+                return new RdmaUnavailableException(RdmaUnavailableException.Missing.ACCESS, r.getMessage()
+                        + " opening /dev/infiniband/rdma_cm (load rdma_ucm: modprobe rdma_ucm; make the device files"
+                        + " readable and writable: the rdma-core package's udev rules do)", e);
+            }
+            return null;
         }
     }
 }
