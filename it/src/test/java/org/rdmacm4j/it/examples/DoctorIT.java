@@ -7,6 +7,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.rdmacm4j.cm.core.doctor.Doctor;
 import org.rdmacm4j.cm.core.doctor.Finding.Status;
+import org.rdmacm4j.cm.core.doctor.Report;
 import org.rdmacm4j.it.support.ExternalProcess;
 import org.rdmacm4j.it.support.SoftRoce;
 import org.rdmacm4j.it.support.SoftRoceTest;
