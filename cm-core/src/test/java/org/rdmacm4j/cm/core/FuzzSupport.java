@@ -1,6 +1,5 @@
 package org.rdmacm4j.cm.core;
 
-import java.lang.reflect.Method;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -11,32 +10,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * it: {@code ./mvnw -o -pl cm-core test -Dtest='*FuzzTest' -Djqwik.tries.default=1000000}.
  */
 public final class FuzzSupport {
-    private static final Object THREADS;
-    private static final Method ALLOCATED;
-
-    static {
-        try {
-            THREADS = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean")
-                    .invoke(null);
-            ALLOCATED = Class.forName("com.sun.management.ThreadMXBean")
-                    .getMethod("getThreadAllocatedBytes", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     private FuzzSupport() { }
 
-    /**
-     * Bytes the current thread allocated (com.sun.management.ThreadMXBean, reflectively: the tests
-     * run inside module org.rdmacm4j.cm.core, which does not read jdk.management).
-     */
+    /** Bytes the current thread allocated so far ({@link ThreadAllocation}). */
     public static long allocatedBytes() {
-        try {
-            return (long) ALLOCATED.invoke(THREADS, Thread.currentThread().threadId());
-        } catch (ReflectiveOperationException e) {
-            throw new AssertionError("per-thread allocation counter unavailable", e);
-        }
+        return ThreadAllocation.bytes(Thread.currentThread().threadId());
     }
 
     /**

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.rdmacm4j.cm.core.AcceptOptions;
 import org.rdmacm4j.cm.core.ConnectOptions;
 import org.rdmacm4j.cm.core.ConnectionHandler;
+import org.rdmacm4j.cm.core.ThreadAllocation;
 import org.rdmacm4j.cm.core.ConnectionRequest;
 import org.rdmacm4j.cm.core.ListenOptions;
 import org.rdmacm4j.cm.core.RdmaConnection;
@@ -128,15 +129,9 @@ class DispatcherCostTest {
         }
     }
 
-    /**
-     * com.sun.management.ThreadMXBean#getThreadAllocatedBytes, called reflectively: the tests run
-     * inside module org.rdmacm4j.cm.core, which does not read jdk.management (and should not for a
-     * test); core reflection needs no read edge, and the module is resolved in the test JVM.
-     */
-    static long allocatedBytes(long threadId) throws ReflectiveOperationException {
-        Object mx = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean").invoke(null);
-        return (long) Class.forName("com.sun.management.ThreadMXBean")
-                .getMethod("getThreadAllocatedBytes", long.class).invoke(mx, threadId);
+    /** Bytes thread {@code threadId} allocated so far ({@link ThreadAllocation}). */
+    static long allocatedBytes(long threadId) {
+        return ThreadAllocation.bytes(threadId);
     }
 
     static void oneConnection(Dispatcher dispatcher, FakeCmPort port, FakeId lid,
