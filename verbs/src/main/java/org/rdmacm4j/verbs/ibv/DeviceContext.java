@@ -210,6 +210,11 @@ public final class DeviceContext implements AutoCloseable {
         return new CompletionQueue(this, channel, IbvLib.createCq(ctx, cqe, ch, compVector));
     }
 
+    /** {@code context->cmd_fd}: the uverbs file every command of this context goes through. */
+    public int cmdFd() {
+        return segment().get(JAVA_INT, CTX.offset("cmd_fd"));
+    }
+
     /** {@code context->async_fd}, for poll/epoll. */
     public int asyncFd() {
         return segment().get(JAVA_INT, CTX.offset("async_fd"));

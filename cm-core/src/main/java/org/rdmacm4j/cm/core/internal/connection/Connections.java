@@ -13,6 +13,7 @@ import org.rdmacm4j.cm.core.ConnectionFailedException;
 import org.rdmacm4j.cm.core.ConnectionHandler;
 import org.rdmacm4j.cm.core.DataPathException;
 import org.rdmacm4j.cm.core.DeviceRemovedException;
+import org.rdmacm4j.cm.core.RdmaCmException;
 import org.rdmacm4j.cm.core.KeepaliveOptions;
 import org.rdmacm4j.cm.core.RdmaConnection;
 import org.rdmacm4j.cm.core.RequestExpiredException;
@@ -92,9 +93,11 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
                 nid = port.createId();
             } catch (PortCallException e) {
                 barriers.absent(gate);
-                f.completeExceptionally(new ConnectionFailedException("connect to " + destination + ": "
-                        + e.getMessage(), List.of(), e));
-                stats.connectFailed("ConnectionFailedException");
+                RdmaCmException failure = e.noDevice()
+                        ? new DeviceRemovedException("connect to " + destination + ": " + e.getMessage(), List.of(), e)
+                        : new ConnectionFailedException("connect to " + destination + ": " + e.getMessage(), List.of(), e);
+                f.completeExceptionally(failure);
+                stats.connectFailed(failure.getClass().getSimpleName());
                 return;
             }
             ActiveConnectionMachine machine = new ActiveConnectionMachine(activePolicy(options));

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.rdmacm4j.cm.core.AcceptOptions;
 import org.rdmacm4j.cm.core.ConnectionHandler;
+import org.rdmacm4j.cm.core.DeviceRemovedException;
 import org.rdmacm4j.cm.core.ListenOptions;
 import org.rdmacm4j.cm.core.RdmaCmException;
 import org.rdmacm4j.cm.core.RdmaConnection;
@@ -86,8 +87,9 @@ public final class Listeners implements IdRole, ListenerImpl.Control, RequestImp
                 if (nid != null) {
                     port.destroyId(nid);
                 }
-                f.completeExceptionally(new RdmaCmException("cannot listen on " + address + ": " + e.getMessage(),
-                        List.of(), e));
+                String why = "cannot listen on " + address + ": " + e.getMessage();
+                f.completeExceptionally(e.noDevice() ? new DeviceRemovedException(why, List.of(), e)
+                        : new RdmaCmException(why, List.of(), e));
                 return;
             }
             ListenerDriver d = engine.register(new ListenerDriver(engine.nextSerial(),

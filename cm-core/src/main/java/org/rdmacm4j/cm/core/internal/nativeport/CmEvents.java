@@ -27,13 +27,16 @@ final class CmEvents {
     private final Map<CmId, VerbsId> ids;
     private final Devices devices;
     private final QueuePairs queuePairs;
+    private final DeviceLoss deviceLoss;
 
     /** {@code ids} is the port's table of ids, shared: a connect request adds its new id to it. */
-    CmEvents(CmEventChannel channel, Map<CmId, VerbsId> ids, Devices devices, QueuePairs queuePairs) {
+    CmEvents(CmEventChannel channel, Map<CmId, VerbsId> ids, Devices devices, QueuePairs queuePairs,
+             DeviceLoss deviceLoss) {
         this.channel = channel;
         this.ids = ids;
         this.devices = devices;
         this.queuePairs = queuePairs;
+        this.deviceLoss = deviceLoss;
     }
 
     /**
@@ -74,6 +77,9 @@ final class CmEvents {
         if (type.isEmpty()) {
             s.unroutable("unknown rdma_cm event " + e.type() + " ignored");
             return;
+        }
+        if (type.get() == CmEventType.DEVICE_REMOVAL) {
+            id.noteRemoval(deviceLoss);   // before the sink: the id may be destroyed in this step
         }
         s.cmEvent(id, listen, type.get(), e.status(), params(e, id, type.get()));
     }

@@ -50,6 +50,19 @@ final class Devices {
         return List.copyOf(devices.values());
     }
 
+    /** True while our PD, pool or a lingering PD on the context {@code handle} is open (DeviceLoss). */
+    boolean holds(long handle) {
+        if (devices.containsKey(handle)) {
+            return true;
+        }
+        for (Device d : lingering) {
+            if (d.context.handle() == handle) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The device of the id, opened (PD allocated, async fd watched) on first use. */
     Device deviceOf(VerbsId id) {
         if (id.device != null) {

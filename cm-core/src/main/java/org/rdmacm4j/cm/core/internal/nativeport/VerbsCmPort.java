@@ -66,6 +66,7 @@ public final class VerbsCmPort implements NativePort {
     private final CompletionPollers pollers;
     private final QueuePairs queuePairs;
     private final CmEvents events;
+    private final DeviceLoss deviceLoss = new DeviceLoss();
     private EventSink sink;
 
     private VerbsCmPort(int pollerThreads, String name) {
@@ -78,7 +79,7 @@ public final class VerbsCmPort implements NativePort {
         this.devices = new Devices(epoll);
         this.pollers = new CompletionPollers(pollerThreads, name);
         this.queuePairs = new QueuePairs(pollers, devices, leaks);
-        this.events = new CmEvents(channel, ids, devices, queuePairs);
+        this.events = new CmEvents(channel, ids, devices, queuePairs, deviceLoss);
     }
 
     /** Opens the event channel, epoll and pollers. Throws IllegalStateException if librdmacm is missing. */
@@ -136,6 +137,20 @@ public final class VerbsCmPort implements NativePort {
         events.drain(s, cmReady, asyncReady);
         cmReady = false;
         asyncReady = false;
+        deviceLoss.tick(System.nanoTime(), this::holdsAnythingOn);
+    }
+
+    /** True while a device context still has our QPs, CQs, channels, PD or a bound id on it (DeviceLoss). */
+    private boolean holdsAnythingOn(long contextHandle) {
+        if (devices.holds(contextHandle)) {
+            return true;
+        }
+        for (VerbsId id : ids.values()) {
+            if (id.boundTo(contextHandle)) {
+                return true;
+            }
+        }
+        return !leaks.isEmpty();
     }
 
     // ------------------------------------------------------------------ ids
@@ -151,6 +166,9 @@ public final class VerbsCmPort implements NativePort {
     }
 
     private NativeId createId(PortSpace portSpace) {
+        if (deviceLoss.noDeviceListed()) {
+            throw DeviceLoss.noDevice("rdma_create_id");
+        }
         try {
             CmId cmId = channel.createId(portSpace);
             VerbsId id = new VerbsId(cmId);
@@ -320,6 +338,9 @@ public final class VerbsCmPort implements NativePort {
 
     @Override
     public Transport defaultTransport() {
+        if (deviceLoss.noDeviceListed()) {
+            return Transport.ROCE;   // rdma_get_devices would only fail (and it re-enters ucma_init)
+        }
         try (CmDevices all = CmDevices.open()) {
             boolean anyDevice = !all.contexts().isEmpty();
             boolean allIwarp = all.contexts().stream().allMatch(DeviceContext::isIwarp);

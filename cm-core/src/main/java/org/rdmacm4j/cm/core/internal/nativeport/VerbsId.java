@@ -55,6 +55,27 @@ final class VerbsId extends NativeId {
         return (VerbsId) id;
     }
 
+    /** Tells {@code loss} which librdmacm context this id's DEVICE_REMOVAL is about. */
+    void noteRemoval(DeviceLoss loss) {
+        try {
+            loss.removed(cmId.context());
+        } catch (IllegalStateException unboundOrClosed) {
+            // no context to let go of
+        }
+    }
+
+    /** True if this id is open and bound to the device context {@code handle}. */
+    boolean boundTo(long handle) {
+        if (cmId.isClosed()) {
+            return false;
+        }
+        try {
+            return cmId.context().handle() == handle;
+        } catch (IllegalStateException unbound) {
+            return false;
+        }
+    }
+
     @Override
     public String toString() {
         return cmId.toString();

@@ -21,4 +21,13 @@ public final class PortCallException extends RuntimeException {
     public int errno() {
         return errno;
     }
+
+    /**
+     * True if no id could be made because no RDMA device is listed: rdma_create_id's ENODEV, which
+     * librdmacm returns only then, and which the port raises itself, without calling it, while the
+     * last device is gone.
+     */
+    public boolean noDevice() {
+        return errno == 19 && "rdma_create_id".equals(function);
+    }
 }
