@@ -688,7 +688,7 @@ public final class FakeCmPort implements NativePort {
 
     private static String nativeName(String call) {
         return switch (call) {
-            case "createId" -> "rdma_create_id";
+            case "createId", "createUdId" -> "rdma_create_id";
             case "bind" -> "rdma_bind_addr";
             case "listen" -> "rdma_listen";
             case "resolveAddr" -> "rdma_resolve_addr";

@@ -111,8 +111,9 @@ public final class Datagrams implements IdRole, DatagramEndpointImpl.Control {
                 if (lid != null) {
                     port.destroyId(lid);
                 }
-                f.completeExceptionally(new RdmaCmException("cannot open a datagram endpoint on " + local + ": "
-                        + e.getMessage(), List.of(), e));
+                String why = "cannot open a datagram endpoint on " + local + ": " + e.getMessage();
+                f.completeExceptionally(e.noDevice() ? new DeviceRemovedException(why, List.of(), e)
+                        : new RdmaCmException(why, List.of(), e));
                 return;
             }
             UdDriver l = newDriver(IdDriver.Kind.DATAGRAM_LISTENER,
