@@ -140,7 +140,10 @@ public final class VerbsCmPort implements NativePort {
         deviceLoss.tick(System.nanoTime(), this::holdsAnythingOn);
     }
 
-    /** True while a device context still has our QPs, CQs, channels, PD or a bound id on it (DeviceLoss). */
+    /**
+     * True while a device context still has our PD, pool or a bound id on it (DeviceLoss). A leaked
+     * QP, CQ or channel keeps its device's user count, so its Device stays held too.
+     */
     private boolean holdsAnythingOn(long contextHandle) {
         if (devices.holds(contextHandle)) {
             return true;
@@ -150,7 +153,7 @@ public final class VerbsCmPort implements NativePort {
                 return true;
             }
         }
-        return !leaks.isEmpty();
+        return false;
     }
 
     // ------------------------------------------------------------------ ids
