@@ -10,7 +10,8 @@
 #   it/rig/jit-stress.sh --table          (the table of the rows recorded so far, nothing run)
 #
 # SETTING: default (MTTCG, 2 vCPUs, -cpu max: the rig's guest), single (-accel tcg,thread=single),
-#          smp1 (one vCPU), cpu=MODEL (e.g. cpu=qemu64), or a comma-joined mix (single,cpu=qemu64).
+#          smp1 (one vCPU), cpu=MODEL (e.g. cpu=qemu64), pin (the rig's guest, each JVM run under
+#          `taskset -c 0`: all its threads on one vCPU), or a comma-joined mix (single,cpu=qemu64).
 # Holds /tmp/rdmacm4j-guest.lock for the guest run; a run takes 40-160 s (javac) in the guest,
 # so keep RUNS x that under ~10 minutes per call, and call again for more runs.
 # Needs `./mvnw package -DskipTests` first (storm runs examples/target's Cmtime).
@@ -55,6 +56,7 @@ workload=$1; shift
 [[ "${runs}" =~ ^[1-9][0-9]*$ ]] || { echo "jit-stress: --runs must be a count" >&2; exit 2; }
 
 export RDMACM4J_GUEST_TCG=multi RDMACM4J_GUEST_SMP=2 RDMACM4J_GUEST_CPU=max
+pin_cpus=""
 IFS=, read -r -a parts <<< "${setting}"
 for p in "${parts[@]}"; do
   case "${p}" in
@@ -62,6 +64,7 @@ for p in "${parts[@]}"; do
     single) RDMACM4J_GUEST_TCG=single ;;
     smp1) RDMACM4J_GUEST_SMP=1 ;;
     cpu=*) RDMACM4J_GUEST_CPU="${p#cpu=}" ;;
+    pin) pin_cpus=0 ;;
     *) echo "jit-stress: unknown setting part '${p}'" >&2; exit 2 ;;
   esac
 done
@@ -73,7 +76,7 @@ mkdir -p "${out}"
 out=$(cd "${out}" && pwd)
 status=0
 (cd "${repo}" && flock /tmp/rdmacm4j-guest.lock "${rigdir}/guest.sh" --timeout "${timeout_s}" --out "${out}" -- \
-  env OUT="${out}" bash "${rigdir}/payloads/jit-stress.sh" "${workload}" "${runs}" "$@") || status=$?
+  env OUT="${out}" PIN_CPUS="${pin_cpus}" bash "${rigdir}/payloads/jit-stress.sh" "${workload}" "${runs}" "$@") || status=$?
 opts="$*"
 if [[ -f "${out}/runs.tsv" ]]; then
   awk -F'\t' -v s="${setting}" -v o="${opts}" -v d="$(basename "${out}")" 'BEGIN { OFS = "\t" }

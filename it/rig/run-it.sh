@@ -8,6 +8,8 @@
 #      RDMACM4J_IT_TIMEOUT whole-suite deadline in seconds (default 2400: the suite took 756-954 s in the CI runs of 2026-11-23, and past 1500 s on a host loaded by other builds)
 #      RDMACM4J_IT_JAVA_OPTS extra JVM options for the guest JVM, e.g. the on-demand load step
 #                          "-Drdmacm4j.it.liveConnections=10000 -Xmx3g"
+#      RDMACM4J_IT_JIT      default (the JDK's default JIT and GC, on a tiered-safe guest) or c1
+#                          (-XX:TieredStopAtLevel=1 -XX:+UseSerialGC on the MTTCG guest); see below
 #      RDMACM4J_IT_OPEN_FILES open-file limit for the guest JVM (ulimit -n), for on-demand
 #                          load runs: every connection holds one completion-channel fd, and
 #                          the default hard limit (4096) stops at 2,000 pairs (EMFILE)
@@ -35,16 +37,32 @@ fi
 # *IT class, with explicit selectors too.
 selectors+=(--include-classname '.*IT')
 
+jit_guest_tcg=single   # the tiered-safe guest (docs/jit-stress.md)
 extra_java_opts=()
 if [[ -n "${RDMACM4J_IT_JAVA_OPTS:-}" ]]; then
   read -r -a extra_java_opts <<< "${RDMACM4J_IT_JAVA_OPTS}"
 fi
-# C1 only and the serial collector: under TCG the JIT is ~8x slower than on the host, and
-# these tests are dominated by waits, not by compiled-code speed.
+# The JVM: the JDK's default JIT and GC (tiered C1+C2; G1, the default in a 2-vCPU guest), the JVM
+# users run, in a guest that runs tiered JVMs reliably: QEMU's multi-threaded TCG corrupts a
+# tiered JVM's freshly patched compiled code now and then (docs/jit-stress.md has the counts), so
+# this suite's guest runs with RDMACM4J_GUEST_TCG=${jit_guest_tcg} unless the caller set it.
+# The JVMs the tests start (peers, the example twins through examples/launch.sh) get the same
+# flags (ChildJvm, RDMACM4J_JAVA_FLAGS). Every JVM's crash report lands in the results dir.
+# RDMACM4J_IT_JIT=c1 runs the old way instead: C1 only and the serial GC on the default MTTCG guest
+# (faster under TCG, but not the JVM users run).
 # The example twins' launchers record an AOT cache on a twin's first run (examples/launch.sh):
 # in the guest that costs ~250 s over the suite and measures nothing, so the suite's twins run
 # without it; AotCacheIT turns it on for itself and checks it. RDMACM4J_AOT=on to run them all with it.
-java_cmd=(env "RDMACM4J_AOT=${RDMACM4J_AOT:-off}" java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
+case "${RDMACM4J_IT_JIT:-default}" in
+  default) jit_flags=() ;;
+  c1) jit_flags=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC); jit_guest_tcg=multi ;;
+  *) echo "run-it: RDMACM4J_IT_JIT must be default or c1, not '${RDMACM4J_IT_JIT}'" >&2; exit 2 ;;
+esac
+export RDMACM4J_GUEST_TCG="${RDMACM4J_GUEST_TCG:-${jit_guest_tcg}}"
+jit_words="${jit_flags[*]}"
+echo "run-it: JVM flags: ${jit_words:-none (the JDK defaults)}; guest TCG ${RDMACM4J_GUEST_TCG}, ${RDMACM4J_GUEST_SMP:-2} vCPUs" >&2
+jit_flags+=("-XX:ErrorFile=${out}/hs_err_pid%p.log")
+java_cmd=(env "RDMACM4J_AOT=${RDMACM4J_AOT:-off}" "RDMACM4J_JAVA_FLAGS=${jit_flags[*]}" java "${jit_flags[@]}"
   --enable-native-access=ALL-UNNAMED
   "${extra_java_opts[@]}"
   "-Drdmacm4j.it.resting=${out}/rdma-resting.txt"
@@ -67,6 +85,10 @@ status=$?
 set -e
 cp "${out}"/junit/*.xml "${reports}/" 2>/dev/null || true
 cp "${out}"/rdma-*.txt "${out}/console.log" "${reports}/" 2>/dev/null || true
+if ls "${out}"/hs_err_pid*.log >/dev/null 2>&1; then
+  echo "run-it: a JVM in the guest crashed: $(ls "${out}"/hs_err_pid*.log | tr '\n' ' ')" >&2
+  cp "${out}"/hs_err_pid*.log "${reports}/"
+fi
 # Scenario tables for docs/reliability.md (scripts/ReliabilityDoc.java), from the tests that passed.
 cp "${out}"/reliability-*.md "${reports}/" 2>/dev/null || true
 # Suite-level leak check, from outside the JVM after it exited: no allowance at all.

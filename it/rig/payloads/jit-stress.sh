@@ -9,6 +9,7 @@
 #   jit-stress.sh javac|storm RUNS [JVM_OPTION...]
 #
 # javac: the JDK's own compiler on verbs and cm-statemachine (no RDMA, no rdmacm4j code runs).
+# PIN_CPUS (env): run each JVM under `taskset -c PIN_CPUS` (all its threads on those vCPUs).
 # storm: the cmtime twin's client (examples' Cmtime, lockstep) at STORM_N (500) connections
 #        against rdma-core's cmtime server, both on rxe0.
 set -uo pipefail
@@ -41,6 +42,8 @@ await_listen() {
   done
 }
 
+pin=()
+[[ -n "${PIN_CPUS:-}" ]] && pin=(taskset -c "${PIN_CPUS}")
 mp="${repo}/examples/target/classes:$(cat "${repo}/examples/target/classpath.txt" 2>/dev/null)"
 for i in $(seq 1 "${runs}"); do
   err="${OUT}/hs_err_${workload}_run${i}_pid%p.log"
@@ -51,7 +54,7 @@ for i in $(seq 1 "${runs}"); do
       rm -rf /tmp/jit-stress-classes
       jflags=()
       for o in "${jvm_opts[@]}" "-XX:ErrorFile=${err}"; do jflags+=("-J${o}"); done
-      timeout -k 5 "${RUN_TIMEOUT:-600}" javac "${jflags[@]}" -d /tmp/jit-stress-classes \
+      timeout -k 5 "${RUN_TIMEOUT:-600}" "${pin[@]}" javac "${jflags[@]}" -d /tmp/jit-stress-classes \
         --module-source-path "org.rdmacm4j.verbs=${repo}/verbs/src/main/java" \
         --module-source-path "org.rdmacm4j.cm.statemachine=${repo}/cm-statemachine/src/main/java" \
         --module org.rdmacm4j.verbs,org.rdmacm4j.cm.statemachine > "${log}" 2>&1
@@ -61,7 +64,7 @@ for i in $(seq 1 "${runs}"); do
       timeout -k 5 "${RUN_TIMEOUT:-600}" cmtime -b "${server}" -p "${port}" -c "${n}" > "${log}.server" 2>&1 &
       spid=$!
       if await_listen "${server}" "${port}"; then
-        timeout -k 5 "${RUN_TIMEOUT:-600}" java "${jvm_opts[@]}" "-XX:ErrorFile=${err}" \
+        timeout -k 5 "${RUN_TIMEOUT:-600}" "${pin[@]}" java "${jvm_opts[@]}" "-XX:ErrorFile=${err}" \
           --module-path "${mp}" --enable-native-access=org.rdmacm4j.verbs \
           -m org.rdmacm4j.examples/org.rdmacm4j.examples.Cmtime \
           -s "${server}" -b "${client}" -p "${port}" -c "${n}" > "${log}" 2>&1
