@@ -6,7 +6,7 @@
 #   setting | workload | JVM options | runs | crashes | crash kinds | seconds per run (min-max)
 # The measured table and what it means: docs/jit-stress.md.
 #
-#   it/rig/jit-stress.sh [--setting S] [--runs N] [--timeout SECONDS] [--out DIR] javac|storm [JVM_OPTION...]
+#   it/rig/jit-stress.sh [--setting S] [--runs N] [--timeout SECONDS] [--out DIR] javac|churn|storm [JVM_OPTION...]
 #   it/rig/jit-stress.sh --table          (the table of the rows recorded so far, nothing run)
 #
 # SETTING: default (MTTCG, 2 vCPUs, -cpu max: the rig's guest), single (-accel tcg,thread=single),
@@ -52,7 +52,8 @@ while [[ $# -gt 0 ]]; do
 done
 [[ $# -ge 1 ]] || { sed -n '2,20p' "${BASH_SOURCE[0]}" >&2; exit 2; }
 workload=$1; shift
-[[ "${workload}" == javac || "${workload}" == storm ]] || { echo "jit-stress: workload must be javac or storm" >&2; exit 2; }
+[[ "${workload}" == javac || "${workload}" == churn || "${workload}" == storm ]] \
+  || { echo "jit-stress: workload must be javac, churn or storm" >&2; exit 2; }
 [[ "${runs}" =~ ^[1-9][0-9]*$ ]] || { echo "jit-stress: --runs must be a count" >&2; exit 2; }
 
 export RDMACM4J_GUEST_TCG=multi RDMACM4J_GUEST_SMP=2 RDMACM4J_GUEST_CPU=max
@@ -74,6 +75,9 @@ mkdir -p "${base}"
 [[ -n "${out}" ]] || out="${base}/${workload}-${setting//[=,]/_}-$(date -u +%Y%m%d-%H%M%S)-$$"
 mkdir -p "${out}"
 out=$(cd "${out}" && pwd)
+if [[ "${workload}" == churn ]]; then
+  "${JAVA_HOME}/bin/javac" -d "${out}/churn-classes" "${rigdir}/payloads/JitChurn.java"
+fi
 status=0
 (cd "${repo}" && flock /tmp/rdmacm4j-guest.lock "${rigdir}/guest.sh" --timeout "${timeout_s}" --out "${out}" -- \
   env OUT="${out}" PIN_CPUS="${pin_cpus}" bash "${rigdir}/payloads/jit-stress.sh" "${workload}" "${runs}" "$@") || status=$?

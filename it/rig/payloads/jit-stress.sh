@@ -6,9 +6,11 @@
 # kind is "ok", "crash SIGNAL FRAME" from the hs_err file (e.g. "crash SIGSEGV J c1 +0x20"), or
 # "fail exit N" for a run that failed without one.
 #
-#   jit-stress.sh javac|storm RUNS [JVM_OPTION...]
+#   jit-stress.sh javac|churn|storm RUNS [JVM_OPTION...]
 #
 # javac: the JDK's own compiler on verbs and cm-statemachine (no RDMA, no rdmacm4j code runs).
+# churn: payloads/JitChurn.java (compiled by the host side into ${OUT}/churn-classes) for
+#        CHURN_SECONDS (60): pure JDK code on 2 threads per vCPU, made to keep the JIT patching.
 # PIN_CPUS (env): run each JVM under `taskset -c PIN_CPUS` (all its threads on those vCPUs).
 # storm: the cmtime twin's client (examples' Cmtime, lockstep) at STORM_N (500) connections
 #        against rdma-core's cmtime server, both on rxe0.
@@ -58,6 +60,10 @@ for i in $(seq 1 "${runs}"); do
         --module-source-path "org.rdmacm4j.verbs=${repo}/verbs/src/main/java" \
         --module-source-path "org.rdmacm4j.cm.statemachine=${repo}/cm-statemachine/src/main/java" \
         --module org.rdmacm4j.verbs,org.rdmacm4j.cm.statemachine > "${log}" 2>&1
+      rc=$? ;;
+    churn)
+      timeout -k 5 "${RUN_TIMEOUT:-600}" "${pin[@]}" java "${jvm_opts[@]}" "-XX:ErrorFile=${err}" \
+        -cp "${OUT}/churn-classes" JitChurn "${CHURN_SECONDS:-60}" > "${log}" 2>&1
       rc=$? ;;
     storm)
       port=$((port + 1))
