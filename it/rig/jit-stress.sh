@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # On demand: does a tiered JVM (the JDK's default flags) crash in the soft-RoCE guest, and under
-# which QEMU setting? Boots one guest with SETTING, runs WORKLOAD RUNS times in it (a fresh JVM
+# which QEMU setting? Boots one guest with SETTING, runs each WORKLOAD RUNS times in it (a fresh JVM
 # each time, -XX:ErrorFile into the results dir, see payloads/jit-stress.sh), and appends one row
 # per run to it/target/jit-stress/runs.tsv; then prints the table of every row there:
 #   setting | workload | JVM options | runs | crashes | crash kinds | seconds per run (min-max)
 # The measured table and what it means: docs/jit-stress.md.
 #
-#   it/rig/jit-stress.sh [--setting S] [--runs N] [--timeout SECONDS] [--out DIR] javac|churn|storm [JVM_OPTION...]
+#   it/rig/jit-stress.sh [--setting S] [--runs N] [--timeout SECONDS] [--out DIR] WORKLOADS [JVM_OPTION...]
+#   WORKLOADS: javac, churn or storm, each optionally :RUNS (else --runs, default 4), comma-joined
+#   (churn:3,storm:3 runs both in one guest boot)
 #   it/rig/jit-stress.sh --table          (the table of the rows recorded so far, nothing run)
 #
 # SETTING: default (MTTCG, 2 vCPUs, -cpu max: the rig's guest), single (-accel tcg,thread=single),
@@ -51,10 +53,16 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ $# -ge 1 ]] || { sed -n '2,20p' "${BASH_SOURCE[0]}" >&2; exit 2; }
-workload=$1; shift
-[[ "${workload}" == javac || "${workload}" == churn || "${workload}" == storm ]] \
-  || { echo "jit-stress: workload must be javac, churn or storm" >&2; exit 2; }
 [[ "${runs}" =~ ^[1-9][0-9]*$ ]] || { echo "jit-stress: --runs must be a count" >&2; exit 2; }
+workload=$1; shift
+spec=""
+IFS=, read -r -a items <<< "${workload}"
+for item in "${items[@]}"; do
+  [[ "${item}" == *:* ]] || item="${item}:${runs}"
+  [[ "${item}" =~ ^(javac|churn|storm):[1-9][0-9]*$ ]] \
+    || { echo "jit-stress: '${item}': a workload is javac, churn or storm, optionally :RUNS" >&2; exit 2; }
+  spec+="${spec:+,}${item}"
+done
 
 export RDMACM4J_GUEST_TCG=multi RDMACM4J_GUEST_SMP=2 RDMACM4J_GUEST_CPU=max
 pin_cpus=""
@@ -72,19 +80,19 @@ done
 [[ -n "${JAVA_HOME:-}" ]] || { source "${repo}/scripts/find-jdk.sh"; rdmacm4j_find_jdk >/dev/null; export JAVA_HOME; }
 
 mkdir -p "${base}"
-[[ -n "${out}" ]] || out="${base}/${workload}-${setting//[=,]/_}-$(date -u +%Y%m%d-%H%M%S)-$$"
+[[ -n "${out}" ]] || out="${base}/${spec//[:,]/_}-${setting//[=,]/_}-$(date -u +%Y%m%d-%H%M%S)-$$"
 mkdir -p "${out}"
 out=$(cd "${out}" && pwd)
-if [[ "${workload}" == churn ]]; then
+if [[ "${spec}" == *churn* ]]; then
   "${JAVA_HOME}/bin/javac" -d "${out}/churn-classes" "${rigdir}/payloads/JitChurn.java"
 fi
 status=0
 (cd "${repo}" && flock /tmp/rdmacm4j-guest.lock "${rigdir}/guest.sh" --timeout "${timeout_s}" --out "${out}" -- \
-  env OUT="${out}" PIN_CPUS="${pin_cpus}" bash "${rigdir}/payloads/jit-stress.sh" "${workload}" "${runs}" "$@") || status=$?
+  env OUT="${out}" PIN_CPUS="${pin_cpus}" bash "${rigdir}/payloads/jit-stress.sh" "${spec}" "$@") || status=$?
 opts="$*"
 if [[ -f "${out}/runs.tsv" ]]; then
   awk -F'\t' -v s="${setting}" -v o="${opts}" -v d="$(basename "${out}")" 'BEGIN { OFS = "\t" }
     { print s, $1, o, $2, $3, $4, $5, d }' "${out}/runs.tsv" >> "${rows}"
 fi
-echo "jit-stress: ${setting} ${workload} ${opts:+(${opts}) }done (guest exit ${status}); results in ${out}" >&2
+echo "jit-stress: ${setting} ${spec} ${opts:+(${opts}) }done (guest exit ${status}); results in ${out}" >&2
 table

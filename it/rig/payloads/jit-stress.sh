@@ -6,7 +6,7 @@
 # kind is "ok", "crash SIGNAL FRAME" from the hs_err file (e.g. "crash SIGSEGV J c1 +0x20"), or
 # "fail exit N" for a run that failed without one.
 #
-#   jit-stress.sh javac|churn|storm RUNS [JVM_OPTION...]
+#   jit-stress.sh SPEC [JVM_OPTION...]     SPEC: WORKLOAD:RUNS[,WORKLOAD:RUNS...], e.g. churn:3,storm:3
 #
 # javac: the JDK's own compiler on verbs and cm-statemachine (no RDMA, no rdmacm4j code runs).
 # churn: payloads/JitChurn.java (compiled by the host side into ${OUT}/churn-classes) for
@@ -16,7 +16,7 @@
 #        against rdma-core's cmtime server, both on rxe0.
 set -uo pipefail
 : "${OUT:?}"
-workload=$1 runs=$2; shift 2
+spec=$1; shift
 jvm_opts=("$@")
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 server=${RDMACM4J_SERVER_ADDR:-192.0.2.1} client=${RDMACM4J_CLIENT_ADDR:-192.0.2.3}
@@ -47,6 +47,8 @@ await_listen() {
 pin=()
 [[ -n "${PIN_CPUS:-}" ]] && pin=(taskset -c "${PIN_CPUS}")
 mp="${repo}/examples/target/classes:$(cat "${repo}/examples/target/classpath.txt" 2>/dev/null)"
+run_workload() {
+local workload=$1 runs=$2 i
 for i in $(seq 1 "${runs}"); do
   err="${OUT}/hs_err_${workload}_run${i}_pid%p.log"
   log="${OUT}/${workload}-run${i}.log"
@@ -90,4 +92,10 @@ for i in $(seq 1 "${runs}"); do
   else kind="fail exit ${rc}"
   fi
   printf '%s\t%s\t%s\t%.1f\t%s\n' "${workload}" "${i}" "${rc}" "${secs}" "${kind}" | tee -a "${tsv}"
+done
+}
+
+IFS=, read -r -a items <<< "${spec}"
+for item in "${items[@]}"; do
+  run_workload "${item%%:*}" "${item#*:}"
 done
