@@ -66,7 +66,8 @@ JAVA_HOME=$(printf '%q' "${JAVA_HOME:-}")
 ENV
 
 clock_words=$(rig_clock_cmdline)   # dies here on a bad RDMACM4J_GUEST_CLOCK
-read -r -a cpu_words <<< "$(rig_qemu_cpu_words)"   # dies here on a bad RDMACM4J_GUEST_TCG/SMP/CPU
+cpu_line=$(rig_qemu_cpu_words)     # dies here on a bad RDMACM4J_GUEST_TCG/SMP/CPU
+read -r -a cpu_words <<< "${cpu_line}"
 boot_timeout="${RDMACM4J_BOOT_TIMEOUT:-240}"
 console="${out}/console.log"
 : > "${console}"
