@@ -33,8 +33,10 @@ module_path="${here}/target/classes:$(cat "${cp_file}")"
 # and empty: the JDK's defaults). The it suite runs the twins with its own JVM's flags (run-it.sh).
 read -r -a jvm_flags <<< "${RDMACM4J_JAVA_FLAGS-"-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}"
 java_cmd=("${JAVA_HOME}/bin/java" "${jvm_flags[@]}")
+# Every example starts through Launch, which turns RdmaUnavailableException (no RDMA here) into its
+# one-line message naming examples/bin/doctor, and exit status 1.
 modules=(--module-path "${module_path}" --enable-native-access=org.rdmacm4j.verbs
-  -m "org.rdmacm4j.examples/org.rdmacm4j.examples.${main}")
+  -m "org.rdmacm4j.examples/org.rdmacm4j.examples.Launch" "${name}" "${main}")
 app=("${modules[@]}" "$@")
 
 case "${RDMACM4J_AOT:-on}" in
@@ -74,6 +76,9 @@ fi
 for a in "$@"; do
   if [[ ${a} == -h || ${a} == --help ]]; then exec "${java_cmd[@]}" "${app[@]}"; fi
 done
+# No rdma_cm device file: the program can only say that RDMA is unavailable (and names the doctor);
+# recording a cache then trains nothing and adds the JVM's "AOTConfiguration recorded" line.
+if [[ ! -e /dev/infiniband/rdma_cm ]]; then exec "${java_cmd[@]}" "${app[@]}"; fi
 # Record (-XX:AOTMode=record) as a child, not exec, so that the cache can be created (AOTMode=create,
 # with the recording run's module options, its output discarded) and renamed into place after the program exits. The JVM ends a recording
 # run with one line on stderr: " AOTConfiguration recorded: FILE".

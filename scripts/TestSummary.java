@@ -1,5 +1,5 @@
 // Reads every JUnit XML report of a run (host unit tests from Surefire, the rig self-check,
-// the `it` suite from the guest) and prints one line per source and a closing line
+// the `it` suite and the outside project from the guest) and prints one line per source and a closing line
 // "rdmacm4j: N passed, N failed, N skipped". Exit status 1 if anything failed, if any test was
 // skipped (a skipped RDMA test is a test that could not fail), or if the guest suite produced
 // no report at all (it must never pass by not running).
@@ -61,6 +61,9 @@ void main(String[] args) throws Exception {
         sources.put("rig self-check", repo.resolve("it/target/rig-selftest"));
     }
     sources.put("guest it", repo.resolve("it/target/it-reports"));
+    // The separate Maven project that uses the installed artifacts (it/outside-project), run
+    // in the guest job of run-it.sh: it must have run too.
+    sources.put("outside project", repo.resolve("it/target/outside-project-reports"));
 
     Counts total = new Counts(0, 0, 0);
     List<String> problems = new ArrayList<>();

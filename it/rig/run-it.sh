@@ -13,7 +13,13 @@
 #      RDMACM4J_IT_OPEN_FILES open-file limit for the guest JVM (ulimit -n), for on-demand
 #                          load runs: every connection holds one completion-channel fd, and
 #                          the default hard limit (4096) stops at 2,000 pairs (EMFILE)
+#      RDMACM4J_IT_OUTSIDE=off  do not run the outside project first (see below)
 #      RDMACM4J_IT_MODE=host, RDMACM4J_SERVER_ADDR/CLIENT_ADDR/DEVICE: see README.
+#
+# The outside project (it/outside-project: a separate Maven project built by run-tests against
+# the installed artifacts, it/outside-project/build.sh) runs first in the same guest job, so it
+# costs no extra boot: its report goes to it/target/outside-project-reports/, which run-tests'
+# summary requires (it is not built: no report, and the summary fails).
 set -euo pipefail
 rigdir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "${rigdir}/../.." && pwd)
@@ -79,11 +85,26 @@ if [[ -n "${RDMACM4J_IT_OPEN_FILES:-}" ]]; then
   java_cmd=(bash -c 'ulimit -n "$1" && shift && exec "$@"' ulimit "${RDMACM4J_IT_OPEN_FILES}" "${java_cmd[@]}")
 fi
 
+outside_reports="${target}/outside-project-reports"
+rm -rf "${outside_reports}"
+if [[ "${RDMACM4J_IT_OUTSIDE:-on}" != off && -f "${repo}/it/outside-project/target/outside.jar" ]]; then
+  # Its failure does not stop the suite: the summary counts its report.
+  java_cmd=(bash -c '"$1" "$2" "$3" "$4"; shift 4; exec "$@"' outside
+    "${repo}/it/outside-project/check.sh" "${out}/outside"
+    "${RDMACM4J_SERVER_ADDR:-192.0.2.1}" "${RDMACM4J_CLIENT_ADDR:-192.0.2.3}" "${java_cmd[@]}")
+else
+  echo "run-it: the outside project is not run (RDMACM4J_IT_OUTSIDE=${RDMACM4J_IT_OUTSIDE:-on}, built: $([[ -f "${repo}/it/outside-project/target/outside.jar" ]] && echo yes || echo no))" >&2
+fi
+
 set +e
 (cd "${repo}" && "${rigdir}/guest.sh" --timeout "${RDMACM4J_IT_TIMEOUT:-2400}" --out "${out}" -- "${java_cmd[@]}")
 status=$?
 set -e
 cp "${out}"/junit/*.xml "${reports}/" 2>/dev/null || true
+if [[ -d "${out}/outside" ]]; then
+  mkdir -p "${outside_reports}"
+  cp "${out}"/outside/* "${outside_reports}/" 2>/dev/null || true
+fi
 cp "${out}"/rdma-*.txt "${out}/console.log" "${reports}/" 2>/dev/null || true
 if ls "${out}"/hs_err_pid*.log >/dev/null 2>&1; then
   echo "run-it: a JVM in the guest crashed: $(ls "${out}"/hs_err_pid*.log | tr '\n' ' ')" >&2

@@ -4,6 +4,7 @@
  * compile-time dependencies as explicit as every other module's.
  */
 module org.rdmacm4j.benchmarks {
+    requires com.google.common;
     requires org.rdmacm4j.verbs;
     requires org.rdmacm4j.cm.core;
     requires java.management;   // CmBench: heap after GC

@@ -4,6 +4,7 @@
  * actions)}. See docs/statemachine/README.md.
  */
 module org.rdmacm4j.cm.statemachine {
+    requires com.google.common;
     exports org.rdmacm4j.cm.statemachine;
     exports org.rdmacm4j.cm.statemachine.machine;
     exports org.rdmacm4j.cm.statemachine.privatedata;

@@ -5,6 +5,7 @@
  * this module's test sources and run inside the guest (it/rig/run-it.sh).
  */
 module org.rdmacm4j.it {
+    requires com.google.common;
     requires transitive org.junit.jupiter.api;
     requires org.rdmacm4j.verbs;
     requires jdk.management; // per-thread allocation counts (ThreadAllocations)

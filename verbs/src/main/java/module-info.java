@@ -7,6 +7,7 @@
  * Raw handles, layouts and downcalls stay in the non-exported {@code internal} package.
  */
 module org.rdmacm4j.verbs {
+    requires com.google.common;
     exports org.rdmacm4j.verbs;
     exports org.rdmacm4j.verbs.cm;
     exports org.rdmacm4j.verbs.ibv;

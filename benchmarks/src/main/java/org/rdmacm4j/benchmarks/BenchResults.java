@@ -1,5 +1,7 @@
 package org.rdmacm4j.benchmarks;
 
+import com.google.common.math.Quantiles;
+import com.google.common.math.Stats;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -57,12 +59,11 @@ record BenchResults(Map<String, Map<String, List<Double>>> values, Map<String, S
         return v == null || v.isEmpty() ? Optional.empty() : Optional.of(Summary.of(v));
     }
 
-    /** min, median, max of a figure's samples. */
+    /** min, median (of an even count, the mean of the middle two), max of a figure's samples: Guava's Stats and Quantiles. */
     record Summary(int n, double min, double median, double max) {
         static Summary of(List<Double> samples) {
-            double[] s = samples.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-            double median = s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-            return new Summary(s.length, s[0], median, s[s.length - 1]);
+            Stats s = Stats.of(samples);
+            return new Summary((int) s.count(), s.min(), Quantiles.median().compute(samples), s.max());
         }
     }
 }

@@ -1,5 +1,7 @@
 package org.rdmacm4j.benchmarks;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -100,9 +102,7 @@ public final class CmBench {
 
     private static int positive(String s) {
         int n = Integer.parseInt(s);
-        if (n < 1) {
-            throw new IllegalArgumentException("expected a positive number, was " + s);
-        }
+        checkArgument(n >= 1, "expected a positive number, was %s", s);
         return n;
     }
 

@@ -1,5 +1,7 @@
 package org.rdmacm4j.benchmarks;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -65,9 +67,7 @@ final class PingPong {
             server(new InetSocketAddress(InetAddress.getByName(args[2]), port(args[3])), positive(args[4]));
         } else if (args.length == 8 && args[1].equals("client")) {
             int warmup = Integer.parseInt(args[6]);
-            if (warmup < 0) {
-                throw new IllegalArgumentException("WARMUP must be >= 0, was " + warmup);
-            }
+            checkArgument(warmup >= 0, "WARMUP must be >= 0, was %s", warmup);
             client(new InetSocketAddress(InetAddress.getByName(args[2]), port(args[4])),
                     new InetSocketAddress(InetAddress.getByName(args[3]), 0), positive(args[5]), warmup,
                     positive(args[7]));
@@ -79,17 +79,13 @@ final class PingPong {
 
     private static int port(String s) {
         int p = Integer.parseInt(s);
-        if (p < 1 || p > 65535) {
-            throw new IllegalArgumentException("port must be in [1, 65535], was " + s);
-        }
+        checkArgument(p >= 1 && p <= 65535, "port must be in [1, 65535], was %s", s);
         return p;
     }
 
     private static int positive(String s) {
         int n = Integer.parseInt(s);
-        if (n < 1) {
-            throw new IllegalArgumentException("expected a positive number, was " + s);
-        }
+        checkArgument(n >= 1, "expected a positive number, was %s", s);
         return n;
     }
 
@@ -179,7 +175,11 @@ final class PingPong {
         }
     }
 
-    /** Nearest rank, as msg_pingpong.c: the smallest value with at least p of the samples at or below it. */
+    /**
+     * Nearest rank, as msg_pingpong.c: the smallest value with at least p of the samples at or below
+     * it. Kept rather than Guava's Quantiles, which interpolates between ranks (R's type 7): the
+     * report divides this figure by the C program's, so both must be the same statistic.
+     */
     static double percentile(double[] sorted, double p) {
         int rank = Math.max(1, (int) (p * sorted.length + 0.999999));
         return sorted[Math.min(rank, sorted.length) - 1];

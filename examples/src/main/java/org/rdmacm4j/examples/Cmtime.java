@@ -1,5 +1,6 @@
 package org.rdmacm4j.examples;
 
+import com.google.common.net.InetAddresses;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -73,7 +74,7 @@ public final class Cmtime {
             @Override public void onDisconnected(RdmaConnection c) { byPeer.incrementAndGet(); }
         };
         try (RdmaCm cm = RdmaCm.open()) {
-            var address = new InetSocketAddress(bind != null ? bind : InetAddress.getByName("0.0.0.0"), port);
+            var address = new InetSocketAddress(bind != null ? bind : InetAddresses.forString("0.0.0.0"), port);
             cm.listen(address, ListenOptions.defaults().withMaxPendingRequests(Math.max(128, n))
                     .withAcceptTimeout(Duration.ofSeconds(60)), request -> {
                 if (requests.incrementAndGet() > n) {

@@ -1,10 +1,13 @@
 package org.rdmacm4j.examples;
 
+import com.google.common.math.Quantiles;
+import com.google.common.primitives.Longs;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -17,6 +20,7 @@ import org.rdmacm4j.cm.core.RdmaCm;
 import org.rdmacm4j.cm.core.RdmaCmException;
 import org.rdmacm4j.cm.core.RdmaConnection;
 import org.rdmacm4j.cm.core.RdmaListener;
+import org.rdmacm4j.cm.core.RdmaUnavailableException;
 import org.rdmacm4j.cm.statemachine.RetryPolicy;
 
 /**
@@ -43,7 +47,9 @@ public final class ConnectDemo {
         try {
             run(InetAddress.getByName(server), InetAddress.getByName(client), n);
         } catch (ExecutionException | TimeoutException | IOException | RdmaCmException e) {
-            System.err.println("connect-demo: FAILED: " + (e.getCause() != null ? e.getCause() : e));
+            // RdmaUnavailableException's one line says it all (its cause is the bare errno it explains).
+            System.err.println("connect-demo: FAILED: " + (e instanceof RdmaUnavailableException ? e.getMessage()
+                    : e.getCause() != null ? e.getCause() : e));
             System.exit(1);
         }
     }
@@ -109,10 +115,8 @@ public final class ConnectDemo {
     }
 
     private static void print(String what, long[] nanos) {
-        long[] s = nanos.clone();
-        Arrays.sort(s);
+        Map<Integer, Double> p = Quantiles.percentiles().indexes(50, 99).compute(nanos);
         System.out.printf("connect-demo: %-48s p50 %7.2f ms  p99 %7.2f ms  max %7.2f ms%n", what,
-                s[s.length / 2] / 1e6, s[Math.min(s.length - 1, (int) Math.ceil(s.length * 0.99) - 1)] / 1e6,
-                s[s.length - 1] / 1e6);
+                p.get(50) / 1e6, p.get(99) / 1e6, Longs.max(nanos) / 1e6);
     }
 }

@@ -1,11 +1,14 @@
 package org.rdmacm4j.examples;
 
+import com.google.common.math.Quantiles;
+import com.google.common.primitives.Longs;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.concurrent.*;
 import java.util.concurrent.atomic.AtomicLong;
 import org.rdmacm4j.cm.core.*;
@@ -155,9 +158,9 @@ public final class Echo {
             double secs = (System.nanoTime() - s) / 1e9;
             seq = checked;
             total += 2L * n;
-            Arrays.sort(rtt);
-            System.out.printf("echo: %6d %8d %9.1f %9.1f %9.1f | %8d %,10.0f %9.2f%n", size, n, rtt[n / 2] / 1e3,
-                    rtt[Math.max(0, (int) Math.ceil(n * 0.99) - 1)] / 1e3, rtt[n - 1] / 1e3, n, n / secs,
+            Map<Integer, Double> p = Quantiles.percentiles().indexes(50, 99).compute(rtt);
+            System.out.printf("echo: %6d %8d %9.1f %9.1f %9.1f | %8d %,10.0f %9.2f%n", size, n, p.get(50) / 1e3,
+                    p.get(99) / 1e3, Longs.max(rtt) / 1e3, n, n / secs,
                     n * (double) size / secs / 1e6);
         }
         System.out.printf("echo: %,d messages echoed, every byte checked (after %d warm-up round trips; round trips"

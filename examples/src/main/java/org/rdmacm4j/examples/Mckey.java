@@ -1,5 +1,6 @@
 package org.rdmacm4j.examples;
 
+import com.google.common.net.InetAddresses;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -41,6 +42,8 @@ public final class Mckey {
         bind = cli.get("-b", null);
         sender = cli.has("-s");
         cli.require(groupName != null, "-m is required");
+        // A group is an address, never a name: parsed by Guava's InetAddresses, which calls no resolver.
+        cli.require(InetAddresses.isInetAddress(groupName), "-m " + groupName + " is not an IP address");
         cli.require(sender || !cli.has("-o"), "-o needs -s: a send-only member receives nothing");
         join = JoinOptions.defaults().withSendOnly(cli.has("-o")).withNoLoopback(cli.has("-l"));
         connections = cli.integer("-c", 1, 1, 100_000);
@@ -56,7 +59,7 @@ public final class Mckey {
 
     private void run(RdmaCm cm) throws Exception {
         System.out.println("mckey: starting " + (sender ? "client" : "server"));
-        InetAddress group = InetAddress.getByName(groupName);
+        InetAddress group = InetAddresses.forString(groupName);
         InetAddress local = SourceAddress.of(bind, new InetSocketAddress(group, 9));
         List<DatagramEndpoint> endpoints = new ArrayList<>();
         List<Membership> members = new ArrayList<>();

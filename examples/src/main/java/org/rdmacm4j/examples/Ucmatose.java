@@ -1,5 +1,6 @@
 package org.rdmacm4j.examples;
 
+import com.google.common.net.InetAddresses;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -79,7 +80,7 @@ public final class Ucmatose {
         System.out.println("ucmatose: starting server");
         List<CompletableFuture<RdmaConnection>> accepted = new ArrayList<>();
         CountDownLatch all = new CountDownLatch(connections);
-        InetAddress local = bind == null ? InetAddress.getByName("0.0.0.0") : InetAddress.getByName(bind);
+        InetAddress local = bind == null ? InetAddresses.forString("0.0.0.0") : InetAddress.getByName(bind);
         RdmaListener l = cm.listen(new InetSocketAddress(local, port), ListenOptions.defaults(), request -> {
             synchronized (nodes) {
                 if (nodes.size() == connections) {

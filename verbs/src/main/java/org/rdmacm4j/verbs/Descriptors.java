@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.time.Duration;
 import org.rdmacm4j.verbs.internal.Libc;
 
@@ -15,12 +17,8 @@ public final class Descriptors {
      * This blocks the calling thread for at most {@code timeout}.
      */
     public static boolean awaitReadable(int fd, Duration timeout) {
-        if (fd < 0) {
-            throw new IllegalArgumentException("fd " + fd);
-        }
-        if (timeout.isNegative()) {
-            throw new IllegalArgumentException("negative timeout " + timeout);
-        }
+        checkArgument(fd >= 0, "fd %s", fd);
+        checkArgument(!timeout.isNegative(), "negative timeout %s", timeout);
         return Libc.awaitReadable(fd, timeout.toMillis());
     }
 

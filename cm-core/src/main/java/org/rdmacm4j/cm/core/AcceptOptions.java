@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.core;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.util.Objects;
 import java.util.OptionalInt;
 import org.rdmacm4j.cm.statemachine.Bytes;
@@ -21,15 +23,12 @@ public record AcceptOptions(PrivateData privateData, QpCapabilities qp, Messagin
         Objects.requireNonNull(qp, "qp");
         Objects.requireNonNull(ackTimeout, "ackTimeout");
         ackTimeout.ifPresent(ConnectOptions::checkAckTimeout);
-        if (messaging != null && privateData.wire().length() + MessagingOptions.PRIVATE_DATA_BYTES
-                > MessageKind.ACCEPT.wireLimit()) {
-            throw new IllegalArgumentException("accept private data is too large with the message channel: at most "
-                    + (MessageKind.ACCEPT.usableBytes() - MessagingOptions.PRIVATE_DATA_BYTES)
-                    + " bytes of application data, or use raw()");
-        }
-        if (privateData.kind() != MessageKind.ACCEPT) {
-            throw new IllegalArgumentException("accept private data must be of kind ACCEPT, not " + privateData.kind());
-        }
+        checkArgument(messaging == null
+                        || privateData.wire().length() + MessagingOptions.PRIVATE_DATA_BYTES <= MessageKind.ACCEPT.wireLimit(),
+                "accept private data is too large with the message channel: at most %s bytes of application data, "
+                        + "or use raw()", MessageKind.ACCEPT.usableBytes() - MessagingOptions.PRIVATE_DATA_BYTES);
+        checkArgument(privateData.kind() == MessageKind.ACCEPT,
+                "accept private data must be of kind ACCEPT, not %s", privateData.kind());
     }
 
     public AcceptOptions(PrivateData privateData, QpCapabilities qp, MessagingOptions messaging) {

@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.core;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
@@ -146,9 +148,7 @@ public final class ConnectOptions {
         /** Connect from this local address (port 0: any port). */
         public Builder source(InetSocketAddress source) {
             Objects.requireNonNull(source, "source");
-            if (source.isUnresolved()) {
-                throw new IllegalArgumentException("source address " + source + " is unresolved");
-            }
+            checkArgument(!source.isUnresolved(), "source address %s is unresolved", source);
             this.source = source;
             return this;
         }
@@ -199,9 +199,7 @@ public final class ConnectOptions {
          * that path, so the passive side's QP gets the same traffic class without setting anything.
          */
         public Builder typeOfService(int tos) {
-            if (tos < 0 || tos > 255) {
-                throw new IllegalArgumentException("typeOfService must be in [0, 255], was " + tos);
-            }
+            checkArgument(tos >= 0 && tos <= 255, "typeOfService must be in [0, 255], was %s", tos);
             this.typeOfService = OptionalInt.of(tos);
             return this;
         }
@@ -236,26 +234,26 @@ public final class ConnectOptions {
         }
 
         /**
+         * The options as set so far.
+         *
+         * @return the options
          * @throws IllegalArgumentException if the private data and the channel offer together exceed
          *                                  the 56 bytes of a connect request
          */
         public ConnectOptions build() {
             int total = privateData.wire().length() + (messaging == null ? 0 : MessagingOptions.PRIVATE_DATA_BYTES);
-            if (total > MessageKind.CONNECT_REQUEST.wireLimit()) {
-                throw new IllegalArgumentException("connect private data is too large with the message channel: "
-                        + privateData.wire().length() + " bytes on the wire + " + MessagingOptions.PRIVATE_DATA_BYTES
-                        + " for the channel > " + MessageKind.CONNECT_REQUEST.wireLimit() + "; at most "
-                        + (MessageKind.CONNECT_REQUEST.usableBytes() - MessagingOptions.PRIVATE_DATA_BYTES)
-                        + " bytes of application data, or use raw()");
-            }
+            checkArgument(total <= MessageKind.CONNECT_REQUEST.wireLimit(),
+                    "connect private data is too large with the message channel: %s bytes on the wire + %s for the "
+                            + "channel > %s; at most %s bytes of application data, or use raw()",
+                    privateData.wire().length(), MessagingOptions.PRIVATE_DATA_BYTES,
+                    MessageKind.CONNECT_REQUEST.wireLimit(),
+                    MessageKind.CONNECT_REQUEST.usableBytes() - MessagingOptions.PRIVATE_DATA_BYTES);
             return new ConnectOptions(this);
         }
     }
 
     static int checkAckTimeout(int exponent) {
-        if (exponent < 0 || exponent > 31) {
-            throw new IllegalArgumentException("ackTimeout must be an exponent in [0, 31], was " + exponent);
-        }
+        checkArgument(exponent >= 0 && exponent <= 31, "ackTimeout must be an exponent in [0, 31], was %s", exponent);
         return exponent;
     }
 }

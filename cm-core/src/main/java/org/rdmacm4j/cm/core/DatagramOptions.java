@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.core;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.time.Duration;
 import java.util.Objects;
 
@@ -17,22 +19,16 @@ public record DatagramOptions(int receiveBuffers, int sendBuffers, Duration reso
                               int maxQueuedSends) {
 
     public DatagramOptions {
-        if (receiveBuffers < 1 || receiveBuffers > 16384) {
-            throw new IllegalArgumentException("receiveBuffers must be in [1, 16384], was " + receiveBuffers);
-        }
-        if (sendBuffers < 1 || sendBuffers > 16384) {
-            throw new IllegalArgumentException("sendBuffers must be in [1, 16384], was " + sendBuffers);
-        }
+        checkArgument(receiveBuffers >= 1 && receiveBuffers <= 16384,
+                "receiveBuffers must be in [1, 16384], was %s", receiveBuffers);
+        checkArgument(sendBuffers >= 1 && sendBuffers <= 16384,
+                "sendBuffers must be in [1, 16384], was %s", sendBuffers);
         Objects.requireNonNull(resolveTimeout, "resolveTimeout");
-        if (resolveTimeout.isNegative() || resolveTimeout.isZero()) {
-            throw new IllegalArgumentException("resolveTimeout must be positive, was " + resolveTimeout);
-        }
-        if (backlog < 0) {
-            throw new IllegalArgumentException("backlog must not be negative, was " + backlog);
-        }
-        if (maxQueuedSends < 0 || maxQueuedSends > 1 << 20) {
-            throw new IllegalArgumentException("maxQueuedSends must be in [0, 1048576], was " + maxQueuedSends);
-        }
+        checkArgument(!resolveTimeout.isNegative() && !resolveTimeout.isZero(),
+                "resolveTimeout must be positive, was %s", resolveTimeout);
+        checkArgument(backlog >= 0, "backlog must not be negative, was %s", backlog);
+        checkArgument(maxQueuedSends >= 0 && maxQueuedSends <= 1 << 20,
+                "maxQueuedSends must be in [0, 1048576], was %s", maxQueuedSends);
     }
 
     /** 128 receives, 64 sends in flight, 1024 queued, 5 s to resolve, kernel backlog. */

@@ -4,7 +4,7 @@ import java.net.InetSocketAddress;
 
 /**
  * A remote UD queue pair this endpoint can send to: an address handle plus QPN and Q_Key. From
- * {@link DatagramEndpoint#resolve} or {@link DatagramSender#replyTarget()}. Closing it destroys the
+ * {@link DatagramEndpoint#resolve} or {@link DatagramSender#replyTarget(int)}. Closing it destroys the
  * address handle; the endpoint's close destroys any left open.
  */
 public interface DatagramPeer extends DatagramTarget, AutoCloseable {

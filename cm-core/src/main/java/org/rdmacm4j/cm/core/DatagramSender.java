@@ -4,7 +4,7 @@ import java.net.InetAddress;
 
 /**
  * Who sent a received datagram, as the work completion and GRH say. Valid only during
- * {@link DatagramHandler#onDatagram}: do not keep it (keep the values, or {@link #replyTarget()}).
+ * {@link DatagramHandler#onDatagram}: do not keep it (keep the values, or {@link #replyTarget(int)}).
  */
 public interface DatagramSender {
 

@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.core;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.time.Duration;
 import java.util.Objects;
 
@@ -31,14 +33,10 @@ public record KeepaliveOptions(Duration period, int misses) {
 
     public KeepaliveOptions {
         Objects.requireNonNull(period, "period");
-        if (period.compareTo(MIN_PERIOD) < 0 || period.compareTo(MAX_PERIOD) > 0) {
-            throw new IllegalArgumentException("keepalive period must be between " + MIN_PERIOD + " and "
-                    + MAX_PERIOD + ", was " + period);
-        }
-        if (misses < 1 || misses > MAX_MISSES) {
-            throw new IllegalArgumentException("keepalive misses must be between 1 and " + MAX_MISSES + ", was "
-                    + misses);
-        }
+        checkArgument(period.compareTo(MIN_PERIOD) >= 0 && period.compareTo(MAX_PERIOD) <= 0,
+                "keepalive period must be between %s and %s, was %s", MIN_PERIOD, MAX_PERIOD, period);
+        checkArgument(misses >= 1 && misses <= MAX_MISSES,
+                "keepalive misses must be between 1 and %s, was %s", MAX_MISSES, misses);
     }
 
     /**

@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.core;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.time.Duration;
 import java.util.Objects;
 import org.rdmacm4j.cm.statemachine.CmTuning;
@@ -29,12 +31,8 @@ public record ListenOptions(int backlog, int maxPendingRequests, Duration decisi
                             RetryPolicy relisten, boolean relistenOnAddrChange, boolean relistenOnDeviceRemoval,
                             CmTuning tuning, KeepaliveOptions keepalive) {
     public ListenOptions {
-        if (backlog < 1) {
-            throw new IllegalArgumentException("backlog must be at least 1, was " + backlog);
-        }
-        if (maxPendingRequests < 0) {
-            throw new IllegalArgumentException("maxPendingRequests must be >= 0, was " + maxPendingRequests);
-        }
+        checkArgument(backlog >= 1, "backlog must be at least 1, was %s", backlog);
+        checkArgument(maxPendingRequests >= 0, "maxPendingRequests must be >= 0, was %s", maxPendingRequests);
         positive("decisionTimeout", decisionTimeout);
         positive("acceptTimeout", acceptTimeout);
         Objects.requireNonNull(relisten, "relisten");
@@ -92,8 +90,6 @@ public record ListenOptions(int backlog, int maxPendingRequests, Duration decisi
 
     private static void positive(String name, Duration d) {
         Objects.requireNonNull(d, name);
-        if (d.isNegative() || d.isZero()) {
-            throw new IllegalArgumentException(name + " must be positive, was " + d);
-        }
+        checkArgument(!d.isNegative() && !d.isZero(), "%s must be positive, was %s", name, d);
     }
 }

@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.core;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 /**
  * The two-sided message channel of a connection: message size, how many receives are posted (the
  * credits granted to the peer) and how many sends may wait for credits.
@@ -27,16 +29,11 @@ public record MessagingOptions(int maxMessageSize, int receiveCredits, int maxQu
     public static final int PRIVATE_DATA_BYTES = 7;
 
     public MessagingOptions {
-        if (maxMessageSize < 1 || maxMessageSize > MAX_MESSAGE_SIZE) {
-            throw new IllegalArgumentException("maxMessageSize must be in [1, " + MAX_MESSAGE_SIZE + "], was "
-                    + maxMessageSize);
-        }
-        if (receiveCredits < 2 || receiveCredits > 4096) {
-            throw new IllegalArgumentException("receiveCredits must be in [2, 4096], was " + receiveCredits);
-        }
-        if (maxQueuedSends < 0) {
-            throw new IllegalArgumentException("maxQueuedSends must be >= 0, was " + maxQueuedSends);
-        }
+        checkArgument(maxMessageSize >= 1 && maxMessageSize <= MAX_MESSAGE_SIZE,
+                "maxMessageSize must be in [1, %s], was %s", MAX_MESSAGE_SIZE, maxMessageSize);
+        checkArgument(receiveCredits >= 2 && receiveCredits <= 4096,
+                "receiveCredits must be in [2, 4096], was %s", receiveCredits);
+        checkArgument(maxQueuedSends >= 0, "maxQueuedSends must be >= 0, was %s", maxQueuedSends);
     }
 
     /** 4 KiB messages, 32 credits, up to 1024 queued sends. */

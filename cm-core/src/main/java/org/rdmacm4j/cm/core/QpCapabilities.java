@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.core;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 /**
  * Sizes of the queue pair, completion queue and completion channel each connection owns.
  *
@@ -22,21 +24,15 @@ public record QpCapabilities(int maxSendWr, int maxRecvWr, int maxSendSge, int m
     public static final int MAX_ONE_SIDED_DEPTH = 4096;
 
     public QpCapabilities {
-        if (oneSidedDepth < 1 || oneSidedDepth > MAX_ONE_SIDED_DEPTH) {
-            throw new IllegalArgumentException("oneSidedDepth must be in [1, " + MAX_ONE_SIDED_DEPTH + "], was "
-                    + oneSidedDepth);
-        }
+        checkArgument(oneSidedDepth >= 1 && oneSidedDepth <= MAX_ONE_SIDED_DEPTH,
+                "oneSidedDepth must be in [1, %s], was %s", MAX_ONE_SIDED_DEPTH, oneSidedDepth);
         positive("maxSendWr", maxSendWr);
         positive("maxRecvWr", maxRecvWr);
         positive("maxSendSge", maxSendSge);
         positive("maxRecvSge", maxRecvSge);
-        if (maxInlineData < 0) {
-            throw new IllegalArgumentException("maxInlineData must be >= 0, was " + maxInlineData);
-        }
-        if (cqSize < maxSendWr + maxRecvWr) {
-            throw new IllegalArgumentException("cqSize " + cqSize + " cannot hold maxSendWr + maxRecvWr = "
-                    + (maxSendWr + maxRecvWr) + " completions");
-        }
+        checkArgument(maxInlineData >= 0, "maxInlineData must be >= 0, was %s", maxInlineData);
+        checkArgument(cqSize >= maxSendWr + maxRecvWr,
+                "cqSize %s cannot hold maxSendWr + maxRecvWr = %s completions", cqSize, (maxSendWr + maxRecvWr));
     }
 
     /** With the default one-sided depth ({@value #DEFAULT_ONE_SIDED_DEPTH}). */
@@ -56,8 +52,6 @@ public record QpCapabilities(int maxSendWr, int maxRecvWr, int maxSendSge, int m
     }
 
     private static void positive(String name, int v) {
-        if (v < 1) {
-            throw new IllegalArgumentException(name + " must be at least 1, was " + v);
-        }
+        checkArgument(v >= 1, "%s must be at least 1, was %s", name, v);
     }
 }

@@ -1,18 +1,22 @@
 package org.rdmacm4j.cm.core;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.rdmacm4j.cm.core.internal.CmPort;
 import org.rdmacm4j.cm.core.internal.Dispatcher;
-import org.rdmacm4j.cm.core.internal.VerbsCmPort;
+import org.rdmacm4j.cm.core.internal.NativePort;
+import org.rdmacm4j.cm.core.internal.nativeport.VerbsCmPort;
 import org.rdmacm4j.cm.statemachine.Transport;
+import org.rdmacm4j.verbs.Rdma;
+import org.rdmacm4j.verbs.RdmaException;
 
 /**
  * The entry point: one rdma_cm event channel, one CM dispatcher thread that owns every
@@ -44,7 +48,7 @@ public final class RdmaCm implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final String name;
 
-    private RdmaCm(Builder b, CmPort port, String name) {
+    private RdmaCm(Builder b, NativePort port, String name) {
         this.config = b;
         this.name = name;
         this.ownedExecutor = b.executor == null
@@ -57,7 +61,13 @@ public final class RdmaCm implements AutoCloseable {
         dispatcher.start();
     }
 
-    /** Opens an instance with the defaults (one poller, virtual-thread callbacks, 10 s close). */
+    /**
+     * Opens an instance with the defaults (one poller, virtual-thread callbacks, 10 s close).
+     *
+     * @throws RdmaUnavailableException if this machine or JVM cannot use RDMA at all (no device, no
+     *         {@code rdma_ucm}, libraries or native access missing): its one-line message says what
+     *         is missing and names the doctor ({@code examples/bin/doctor})
+     */
     public static RdmaCm open() {
         return builder().build();
     }
@@ -125,10 +135,8 @@ public final class RdmaCm implements AutoCloseable {
      */
     public DatagramEndpoint openDatagram(InetSocketAddress local, DatagramOptions options, DatagramHandler handler) {
         checkAddress(local, "local", true);
-        if (local.getAddress().isAnyLocalAddress()) {
-            throw new IllegalArgumentException("local " + local + " is a wildcard: a datagram endpoint needs the "
-                    + "address of an RDMA device");
-        }
+        checkArgument(!local.getAddress().isAnyLocalAddress(),
+                "local %s is a wildcard: a datagram endpoint needs the address of an RDMA device", local);
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(handler, "handler");
         ensureOpen();
@@ -189,15 +197,9 @@ public final class RdmaCm implements AutoCloseable {
     }
 
     private static void checkAddress(InetSocketAddress a, String what, boolean portZeroOk) {
-        if (a == null) {
-            throw new IllegalArgumentException(what + " must not be null");
-        }
-        if (a.isUnresolved()) {
-            throw new IllegalArgumentException(what + " " + a + " is unresolved: resolve the host name first");
-        }
-        if (!portZeroOk && a.getPort() == 0) {
-            throw new IllegalArgumentException(what + " " + a + ": port 0 cannot be connected to");
-        }
+        checkArgument(a != null, "%s must not be null", what);
+        checkArgument(!a.isUnresolved(), "%s %s is unresolved: resolve the host name first", what, a);
+        checkArgument(portZeroOk || a.getPort() != 0, "%s %s: port 0 cannot be connected to", what, a);
     }
 
     /** Options of an RdmaCm. */
@@ -211,15 +213,13 @@ public final class RdmaCm implements AutoCloseable {
         private boolean gracefulClose = true;
         private int historySize = 32;
         private Transport transport;   // null: ask the devices (iWARP only if every device is iWARP)
-        private CmPort port;
+        private NativePort port;
 
         private Builder() { }
 
         /** Completion poller threads (default 1). */
         public Builder pollerThreads(int n) {
-            if (n < 1 || n > 64) {
-                throw new IllegalArgumentException("pollerThreads must be in [1, 64], was " + n);
-            }
+            checkArgument(n >= 1 && n <= 64, "pollerThreads must be in [1, 64], was %s", n);
             this.pollerThreads = n;
             return this;
         }
@@ -236,9 +236,7 @@ public final class RdmaCm implements AutoCloseable {
         /** How long close() waits for connections to close before giving up on them (default 10 s). */
         public Builder closeTimeout(Duration timeout) {
             Objects.requireNonNull(timeout, "closeTimeout");
-            if (timeout.isNegative() || timeout.isZero()) {
-                throw new IllegalArgumentException("closeTimeout must be positive, was " + timeout);
-            }
+            checkArgument(!timeout.isNegative() && !timeout.isZero(), "closeTimeout must be positive, was %s", timeout);
             this.closeTimeout = timeout;
             return this;
         }
@@ -251,9 +249,7 @@ public final class RdmaCm implements AutoCloseable {
 
         /** Steps kept per id for history() and error messages (default 32). */
         public Builder historySize(int n) {
-            if (n < 0 || n > 10_000) {
-                throw new IllegalArgumentException("historySize must be in [0, 10000], was " + n);
-            }
+            checkArgument(n >= 0 && n <= 10_000, "historySize must be in [0, 10000], was %s", n);
             this.historySize = n;
             return this;
         }
@@ -269,15 +265,73 @@ public final class RdmaCm implements AutoCloseable {
         }
 
         /** Test seam: drive the dispatcher against another native port. Not for applications. */
-        Builder port(CmPort p) {
+        Builder port(NativePort p) {
             this.port = p;
             return this;
         }
 
+        /**
+         * Opens the instance.
+         *
+         * @throws RdmaUnavailableException if this machine or JVM cannot use RDMA at all; its message
+         *         says what is missing and names the doctor
+         */
         public RdmaCm build() {
             String name = "rdmacm4j-" + SERIAL.incrementAndGet();
-            CmPort p = port != null ? port : VerbsCmPort.open(pollerThreads, name);
+            NativePort p = port != null ? port : openVerbsPort(name);
             return new RdmaCm(this, p, name);
+        }
+
+        private NativePort openVerbsPort(String name) {
+            try {
+                return VerbsCmPort.open(pollerThreads, name);
+            } catch (RdmaException | IllegalStateException | IllegalCallerException e) {
+                RdmaUnavailableException unavailable = unavailable(e);
+                if (unavailable == null) {
+                    throw e;
+                }
+                throw unavailable;
+            }
+        }
+
+        /**
+         * Why opening the event channel failed, if it is because RDMA is not usable here (the verbs
+         * module's probe says what is missing), else null: the failure is then thrown as it was.
+         */
+        private static RdmaUnavailableException unavailable(RuntimeException e) {
+            Rdma.Probe probe;
+            try {
+                probe = Rdma.probe();
+            } catch (RuntimeException probeFailed) {
+                e.addSuppressed(probeFailed);
+                probe = new Rdma.Probe(null, null);
+            }
+            if (probe.missing() == Rdma.Missing.NATIVE_ACCESS && e instanceof RdmaException r) {
+                // The JVM only warned about native access (the default): the native call ran and
+                // failed, so native access is not what is missing; the device file is.
+                boolean cmFile = java.nio.file.Files.exists(java.nio.file.Path.of("/dev/infiniband/rdma_cm"));
+                return new RdmaUnavailableException(cmFile ? RdmaUnavailableException.Missing.ACCESS
+                        : RdmaUnavailableException.Missing.DEVICE, r.getMessage() + (cmFile
+                        ? " (/dev/infiniband/rdma_cm is there: is it readable and writable by this user?)"
+                        : ": /dev/infiniband/rdma_cm does not exist (no RDMA device, or rdma_ucm not loaded:"
+                        + " modprobe rdma_ucm; a soft-RoCE device: rdma link add rxe0 type rxe netdev <ifname>)"), e);
+            }
+            if (!probe.available()) {
+                RdmaUnavailableException.Missing m = switch (probe.missing()) {
+                    case NATIVE_ACCESS -> RdmaUnavailableException.Missing.NATIVE_ACCESS;
+                    case LIBRARY -> RdmaUnavailableException.Missing.LIBRARY;
+                    case DEVICE -> RdmaUnavailableException.Missing.DEVICE;
+                };
+                return new RdmaUnavailableException(m, probe.cause(), e);
+            }
+            // Devices are there, yet the channel did not open: /dev/infiniband/rdma_cm gone or not ours.
+            if (e instanceof RdmaException r && r.function().equals("rdma_create_event_channel")
+                    && (r.errno() == 19 || r.errno() == 2 || r.errno() == 13 || r.errno() == 1)) {
+                return new RdmaUnavailableException(RdmaUnavailableException.Missing.ACCESS, r.getMessage()
+                        + " opening /dev/infiniband/rdma_cm (load rdma_ucm: modprobe rdma_ucm; make the device files"
+                        + " readable and writable: the rdma-core package's udev rules do)", e);
+            }
+            return null;
         }
     }
 }

@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.core;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.time.Duration;
 import java.util.Objects;
 
@@ -16,16 +18,12 @@ import java.util.Objects;
 public record RejoinPolicy(int maxAttempts, Duration initialBackoff, Duration maxBackoff) {
 
     public RejoinPolicy {
-        if (maxAttempts < 0 || maxAttempts > 1000) {
-            throw new IllegalArgumentException("maxAttempts must be in [0, 1000], was " + maxAttempts);
-        }
+        checkArgument(maxAttempts >= 0 && maxAttempts <= 1000, "maxAttempts must be in [0, 1000], was %s", maxAttempts);
         Objects.requireNonNull(initialBackoff, "initialBackoff");
         Objects.requireNonNull(maxBackoff, "maxBackoff");
-        if (initialBackoff.isNegative() || maxBackoff.compareTo(initialBackoff) < 0
-                || maxBackoff.compareTo(Duration.ofHours(1)) > 0) {
-            throw new IllegalArgumentException("need 0 <= initialBackoff <= maxBackoff <= 1 h, was "
-                    + initialBackoff + ", " + maxBackoff);
-        }
+        checkArgument(!initialBackoff.isNegative() && maxBackoff.compareTo(initialBackoff) >= 0
+                        && maxBackoff.compareTo(Duration.ofHours(1)) <= 0,
+                "need 0 <= initialBackoff <= maxBackoff <= 1 h, was %s, %s", initialBackoff, maxBackoff);
     }
 
     /** 3 re-joins, 100 ms doubling to 2 s. */
@@ -40,9 +38,7 @@ public record RejoinPolicy(int maxAttempts, Duration initialBackoff, Duration ma
 
     /** The wait before re-join number {@code attempt} (1-based): initial * 2^(attempt-1), capped. */
     public Duration backoff(int attempt) {
-        if (attempt < 1) {
-            throw new IllegalArgumentException("attempt is 1-based, was " + attempt);
-        }
+        checkArgument(attempt >= 1, "attempt is 1-based, was %s", attempt);
         Duration d = initialBackoff;
         for (int i = 1; i < attempt && d.compareTo(maxBackoff) < 0; i++) {
             d = d.multipliedBy(2);

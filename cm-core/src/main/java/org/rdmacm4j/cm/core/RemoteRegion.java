@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.core;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Objects;
@@ -14,9 +16,7 @@ public record RemoteRegion(long address, int rkey, long length) {
     public static final int BYTES = 20;
 
     public RemoteRegion {
-        if (length < 0) {
-            throw new IllegalArgumentException("length must be >= 0, was " + length);
-        }
+        checkArgument(length >= 0, "length must be >= 0, was %s", length);
     }
 
     public byte[] toBytes() {
@@ -24,12 +24,17 @@ public record RemoteRegion(long address, int rkey, long length) {
                 .array();
     }
 
-    /** The region {@link #toBytes()} wrote at the start of {@code bytes}. */
+    /**
+     * The region {@link #toBytes()} wrote at the start of {@code bytes} (bytes beyond the first
+     * {@link #BYTES} are ignored). The bytes usually come from the peer, so this is the one
+     * exception it throws for any content:
+     *
+     * @throws IllegalArgumentException if {@code bytes} is shorter than {@link #BYTES} or its length
+     *                                  field is negative
+     */
     public static RemoteRegion fromBytes(byte[] bytes) {
         Objects.requireNonNull(bytes, "bytes");
-        if (bytes.length < BYTES) {
-            throw new IllegalArgumentException("a RemoteRegion needs " + BYTES + " bytes, got " + bytes.length);
-        }
+        checkArgument(bytes.length >= BYTES, "a RemoteRegion needs %s bytes, got %s", BYTES, bytes.length);
         ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.BIG_ENDIAN);
         return new RemoteRegion(b.getLong(), b.getInt(), b.getLong());
     }
@@ -42,6 +47,8 @@ public record RemoteRegion(long address, int rkey, long length) {
 
     /** IllegalArgumentException unless {@code [offset, offset + len)} lies inside the region. */
     public void checkBounds(long offset, long len) {
+        // Hand-written, not checkArgument: every one-sided operation slices here, and four long
+        // arguments would be boxed (and put in an array) on the happy path.
         if (offset < 0 || len < 0 || offset > length - len) {
             throw new IllegalArgumentException("[" + offset + ", " + offset + " + " + len + ") is outside the remote "
                     + "region of " + length + " bytes");

@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.core;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -27,13 +29,17 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class StepBarrier {
     private final int parties;
     private final AtomicInteger joined = new AtomicInteger();
-    private final AtomicReference<RdmaCm> owner = new AtomicReference<>();
+    /** The RdmaCm that claimed it (by identity only: this type sits below RdmaCm). */
+    private final AtomicReference<Object> owner = new AtomicReference<>();
 
-    /** @throws IllegalArgumentException if {@code parties} is below 1 */
+    /**
+     * A barrier for {@code parties} connects: each step opens for them all once every one has reached it.
+     *
+     * @param parties how many connects go through the steps together
+     * @throws IllegalArgumentException if {@code parties} is below 1
+     */
     public StepBarrier(int parties) {
-        if (parties < 1) {
-            throw new IllegalArgumentException("a step barrier needs at least 1 party, was " + parties);
-        }
+        checkArgument(parties >= 1, "a step barrier needs at least 1 party, was %s", parties);
         this.parties = parties;
     }
 
@@ -48,15 +54,12 @@ public final class StepBarrier {
     }
 
     /** Claims a place for one connect on {@code cm}, in the caller's thread, before anything is queued. */
-    void claim(RdmaCm cm) {
-        RdmaCm first = owner.compareAndExchange(null, cm);
-        if (first != null && first != cm) {
-            throw new IllegalArgumentException("this step barrier belongs to another RdmaCm: its connects all "
-                    + "run on one dispatcher");
-        }
-        if (joined.getAndUpdate(n -> n < parties ? n + 1 : n) >= parties) {
-            throw new IllegalArgumentException("the step barrier's " + parties + " places are all taken");
-        }
+    void claim(Object cm) {
+        Object first = owner.compareAndExchange(null, cm);
+        checkArgument(!(first != null && first != cm),
+                "this step barrier belongs to another RdmaCm: its connects all run on one dispatcher");
+        checkArgument(joined.getAndUpdate(n -> n < parties ? n + 1 : n) < parties,
+                "the step barrier's %s places are all taken", parties);
     }
 
     @Override

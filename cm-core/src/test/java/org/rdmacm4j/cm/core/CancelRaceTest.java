@@ -5,13 +5,12 @@ import static org.rdmacm4j.cm.core.internal.Recorder.eventually;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import org.junit.jupiter.api.Test;
-import org.rdmacm4j.cm.core.internal.FakeCmPort;
 import org.rdmacm4j.cm.core.internal.FakeCmPort.FakeId;
+import org.rdmacm4j.cm.core.internal.FakeCmPort;
 import org.rdmacm4j.cm.core.internal.Recorder;
 
 /**

@@ -10,8 +10,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.rdmacm4j.cm.core.internal.FakeCmPort.FakeId;
 import org.rdmacm4j.cm.core.internal.Recorder;
-import org.rdmacm4j.cm.statemachine.EventParams;
 import org.rdmacm4j.cm.statemachine.Bytes;
+import org.rdmacm4j.cm.statemachine.EventParams;
 
 /** Type of service and ACK timeout reach the port on the right id, just before the step that reads them. */
 class IdOptionsTest extends OverFakePort {

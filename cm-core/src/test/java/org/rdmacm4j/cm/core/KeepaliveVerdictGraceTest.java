@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.rdmacm4j.cm.core.internal.FakeCmPort;
 import org.rdmacm4j.cm.core.internal.FakeCmPort.FakeId;
+import org.rdmacm4j.cm.core.internal.FakeCmPort;
 import org.rdmacm4j.cm.core.internal.Recorder;
 import org.rdmacm4j.cm.statemachine.CmEventType;
 

@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.rdmacm4j.cm.core.internal.FakeCmPort;
 import org.rdmacm4j.cm.core.internal.FakeCmPort.FakeId;
+import org.rdmacm4j.cm.core.internal.FakeCmPort;
 import org.rdmacm4j.cm.core.internal.Recorder;
 
 /** RdmaCm.close() with live connections, listeners and pending connects. */

@@ -170,6 +170,7 @@ public sealed interface Action {
         }
     }
 
+    /** Cancel timer {@code kind} of this {@code generation}; an expiry already on its way is then ignored. */
     record CancelTimer(TimerKind kind, long generation) implements Action {
         public CancelTimer {
             Objects.requireNonNull(kind, "kind");

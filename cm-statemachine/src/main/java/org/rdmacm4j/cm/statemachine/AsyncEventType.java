@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.statemachine;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 /**
  * {@code enum ibv_event_type} from infiniband/verbs.h; {@link #code()} is the native value. The
  * core routes an async event to the machine of the id that owns the QP, CQ or SRQ it names, and
@@ -44,9 +46,7 @@ public enum AsyncEventType {
     /** The type for a native value; IllegalArgumentException for a value this build does not know. */
     public static AsyncEventType ofCode(int code) {
         AsyncEventType[] all = values();
-        if (code < 0 || code >= all.length) {
-            throw new IllegalArgumentException("unknown ibv_event_type " + code);
-        }
+        checkArgument(code >= 0 && code < all.length, "unknown ibv_event_type %s", code);
         return all[code];
     }
 

@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.statemachine;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 /** {@code enum rdma_cm_event_type} from rdma/rdma_cma.h; {@link #code()} is the native value. */
 public enum CmEventType {
     ADDR_RESOLVED,
@@ -36,9 +38,7 @@ public enum CmEventType {
     /** The type for a native value; IllegalArgumentException for a value this build does not know. */
     public static CmEventType ofCode(int code) {
         CmEventType[] all = values();
-        if (code < 0 || code >= all.length) {
-            throw new IllegalArgumentException("unknown rdma_cm_event_type " + code);
-        }
+        checkArgument(code >= 0 && code < all.length, "unknown rdma_cm_event_type %s", code);
         return all[code];
     }
 }

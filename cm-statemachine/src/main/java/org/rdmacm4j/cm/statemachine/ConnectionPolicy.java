@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.statemachine;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.util.Objects;
 
 /**
@@ -23,9 +25,7 @@ public record ConnectionPolicy(Transport transport, Deadlines deadlines, RetryPo
         Objects.requireNonNull(deadlines, "deadlines");
         Objects.requireNonNull(retry, "retry");
         Objects.requireNonNull(tuning, "tuning");
-        if (maxRejoins < 0) {
-            throw new IllegalArgumentException("maxRejoins must be >= 0, was " + maxRejoins);
-        }
+        checkArgument(maxRejoins >= 0, "maxRejoins must be >= 0, was %s", maxRejoins);
     }
 
     public static ConnectionPolicy defaults(Transport transport) {

@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.statemachine;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.time.Duration;
 import java.util.Objects;
 
@@ -32,9 +34,8 @@ public record Deadlines(Duration connect, Duration resolveAddr, Duration resolve
         positive("timewait", timewait);
         positive("drain", drain);
         positive("quiesce", quiesce);
-        if (resolveAddr.toMillis() > Integer.MAX_VALUE || resolveRoute.toMillis() > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("resolve timeouts must fit in an int of milliseconds");
-        }
+        checkArgument(resolveAddr.toMillis() <= Integer.MAX_VALUE && resolveRoute.toMillis() <= Integer.MAX_VALUE,
+                "resolve timeouts must fit in an int of milliseconds");
     }
 
     /** Defaults: 10 s connect (UCX's resolve timeout), 2 s per resolution, 1 s for each teardown wait. */
@@ -46,8 +47,6 @@ public record Deadlines(Duration connect, Duration resolveAddr, Duration resolve
 
     private static void positive(String name, Duration d) {
         Objects.requireNonNull(d, name);
-        if (d.isNegative() || d.isZero()) {
-            throw new IllegalArgumentException(name + " deadline must be positive, was " + d);
-        }
+        checkArgument(!d.isNegative() && !d.isZero(), "%s deadline must be positive, was %s", name, d);
     }
 }

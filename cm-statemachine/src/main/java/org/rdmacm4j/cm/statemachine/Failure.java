@@ -7,10 +7,13 @@ import java.util.Objects;
  * (AddressResolutionException, ConnectionRejectedException, ...); a bare errno never escapes.
  */
 public sealed interface Failure {
+    /** ADDR_ERROR: {@code rdma_resolve_addr} failed with {@code status}. */
     record AddressError(int status) implements Failure { }
 
+    /** ROUTE_ERROR: {@code rdma_resolve_route} failed with {@code status}. */
     record RouteError(int status) implements Failure { }
 
+    /** REJECTED: the peer or the fabric refused the connection, for {@code reason}. */
     record Rejected(RejectReason reason) implements Failure {
         public Rejected {
             Objects.requireNonNull(reason, "reason");
@@ -20,6 +23,7 @@ public sealed interface Failure {
     /** UNREACHABLE: REQ/REP timed out ({@code -ETIMEDOUT}), SIDR failed, or the netevent path fired. */
     record Unreachable(int status) implements Failure { }
 
+    /** CONNECT_ERROR: an error occurred while the connection was being set up ({@code status}). */
     record ConnectError(int status) implements Failure { }
 
     /** DISCONNECTED arrived before ESTABLISHED. */
@@ -60,6 +64,7 @@ public sealed interface Failure {
         }
     }
 
+    /** A librdmacm or libibverbs call the machine asked for ({@code call}) failed with {@code errno}. */
     record NativeCallFailed(String call, int errno) implements Failure {
         public NativeCallFailed {
             Objects.requireNonNull(call, "call");
@@ -73,6 +78,7 @@ public sealed interface Failure {
         }
     }
 
+    /** MULTICAST_ERROR: the join of {@code group} failed with {@code status}. */
     record MulticastError(String group, int status) implements Failure {
         public MulticastError {
             Objects.requireNonNull(group, "group");

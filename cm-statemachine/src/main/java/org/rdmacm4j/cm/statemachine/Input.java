@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.statemachine;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.util.Objects;
 import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
 import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
@@ -108,10 +110,8 @@ public sealed interface Input {
         record Reject(long request, PrivateData payload) implements Command {
             public Reject {
                 Objects.requireNonNull(payload, "payload");
-                if (payload.kind() != MessageKind.REJECT) {
-                    throw new IllegalArgumentException("a reject carries REJECT private data, not "
-                            + payload.kind());
-                }
+                checkArgument(payload.kind() == MessageKind.REJECT,
+                        "a reject carries REJECT private data, not %s", payload.kind());
             }
         }
 
@@ -127,12 +127,14 @@ public sealed interface Input {
         /** Give up a pending connect/accept/join (its future fails with Cancelled); no-op otherwise. */
         record Cancel() implements Command { }
 
+        /** Join multicast {@code group} (UD ids). */
         record JoinMulticast(long request, String group) implements Command {
             public JoinMulticast {
                 Objects.requireNonNull(group, "group");
             }
         }
 
+        /** Leave multicast {@code group}. */
         record LeaveMulticast(long request, String group) implements Command {
             public LeaveMulticast {
                 Objects.requireNonNull(group, "group");

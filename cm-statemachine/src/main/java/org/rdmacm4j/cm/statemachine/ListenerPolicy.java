@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.statemachine;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.util.Objects;
 
 /**
@@ -17,9 +19,7 @@ public record ListenerPolicy(RetryPolicy relisten, boolean relistenOnAddrChange,
                              int maxPendingRequests) {
     public ListenerPolicy {
         Objects.requireNonNull(relisten, "relisten");
-        if (maxPendingRequests < 0) {
-            throw new IllegalArgumentException("maxPendingRequests must be >= 0, was " + maxPendingRequests);
-        }
+        checkArgument(maxPendingRequests >= 0, "maxPendingRequests must be >= 0, was %s", maxPendingRequests);
     }
 
     /** Re-listen 10 times (100 ms doubling to 5 s) after address or device loss; at most 128 undecided requests. */

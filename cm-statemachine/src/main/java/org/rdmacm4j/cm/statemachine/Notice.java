@@ -7,6 +7,7 @@ import java.util.Objects;
  * future instead, so the application hears about each problem exactly once.
  */
 public sealed interface Notice {
+    /** The id is connected (ESTABLISHED), with what was negotiated in {@code connection}. */
     record Established(Outcome.Connected connection) implements Notice {
         public Established {
             Objects.requireNonNull(connection, "connection");
@@ -23,6 +24,7 @@ public sealed interface Notice {
         }
     }
 
+    /** ADDR_CHANGE: the local address moved to another device or port (bonding failover, for instance). */
     record AddressChanged() implements Notice { }
 
     /**
@@ -35,6 +37,7 @@ public sealed interface Notice {
         }
     }
 
+    /** DEVICE_REMOVAL: the RDMA device under the id is going away; the id is torn down. */
     record DeviceRemoved() implements Notice { }
 
     /** A multicast group was re-joined after MULTICAST_ERROR. */

@@ -34,6 +34,7 @@ public sealed interface RejectReason {
         }
     }
 
+    /** {@link #IB_INVALID_SERVICE_ID}: nobody listens on that port (yet). */
     record NoListener() implements RejectReason { }
 
     /** An rdmacm4j listener is overloaded or re-listening: "busy, retry later" ({@link SystemReject#BUSY}). */
@@ -46,8 +47,10 @@ public sealed interface RejectReason {
         }
     }
 
+    /** {@link #IB_STALE_CONN}: the passive side still has state of an earlier connection with this QPN. */
     record StaleConnection() implements RejectReason { }
 
+    /** {@link #IB_TIMEOUT}: the peer's CM timed out waiting for this side. */
     record Timeout() implements RejectReason { }
 
     /** iWARP refused and the data carries no rdmacm4j header: no listener, or a peer that does not frame. */
@@ -57,6 +60,7 @@ public sealed interface RejectReason {
         }
     }
 
+    /** Any other status ({@code status}, as the REJECTED event gave it), with the private data that came. */
     record Other(int status, PrivateData.Received payload) implements RejectReason {
         public Other {
             Objects.requireNonNull(payload, "payload");

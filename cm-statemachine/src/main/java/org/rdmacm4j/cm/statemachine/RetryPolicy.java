@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.statemachine;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.time.Duration;
 import java.util.Objects;
 
@@ -20,18 +22,12 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
                           boolean onAddrError, boolean onRouteError, boolean onNoListener,
                           boolean onStaleConnection, boolean onBusy) {
     public RetryPolicy {
-        if (maxAttempts < 0) {
-            throw new IllegalArgumentException("maxAttempts must be >= 0, was " + maxAttempts);
-        }
+        checkArgument(maxAttempts >= 0, "maxAttempts must be >= 0, was %s", maxAttempts);
         Objects.requireNonNull(initialBackoff, "initialBackoff");
         Objects.requireNonNull(maxBackoff, "maxBackoff");
-        if (initialBackoff.isNegative() || maxBackoff.compareTo(initialBackoff) < 0) {
-            throw new IllegalArgumentException("need 0 <= initialBackoff <= maxBackoff, was "
-                    + initialBackoff + ", " + maxBackoff);
-        }
-        if (multiplier < 1) {
-            throw new IllegalArgumentException("multiplier must be >= 1, was " + multiplier);
-        }
+        checkArgument(!initialBackoff.isNegative() && maxBackoff.compareTo(initialBackoff) >= 0,
+                "need 0 <= initialBackoff <= maxBackoff, was %s, %s", initialBackoff, maxBackoff);
+        checkArgument(multiplier >= 1, "multiplier must be >= 1, was %s", multiplier);
     }
 
     /** The policy with {@code onBusy} equal to {@code onNoListener} (the form before busy rejects existed). */

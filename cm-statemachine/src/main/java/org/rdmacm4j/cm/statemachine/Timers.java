@@ -1,7 +1,9 @@
 package org.rdmacm4j.cm.statemachine;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
+import com.google.common.collect.Maps;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -38,9 +40,7 @@ public final class Timers {
         Objects.requireNonNull(armed, "armed");
         long[] g = new long[KINDS.length];
         armed.forEach((kind, generation) -> {
-            if (generation < 1) {
-                throw new IllegalArgumentException("generation of " + kind + " must be at least 1: " + generation);
-            }
+            checkArgument(generation >= 1, "generation of %s must be at least 1: %s", kind, generation);
             g[kind.ordinal()] = generation;
         });
         return g;
@@ -58,7 +58,7 @@ public final class Timers {
                 m.put(k, generations[k.ordinal()]);
             }
         }
-        return Collections.unmodifiableMap(m);
+        return Maps.immutableEnumMap(m);
     }
 
     public long nextGeneration() {

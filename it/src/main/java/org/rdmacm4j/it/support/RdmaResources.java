@@ -1,5 +1,8 @@
 package org.rdmacm4j.it.support;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
+import com.google.common.collect.ImmutableSortedMap;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
@@ -14,7 +17,9 @@ import java.util.TreeMap;
 public record RdmaResources(Map<String, Map<String, Long>> byDevice) {
 
     public RdmaResources {
-        byDevice = java.util.Collections.unmodifiableMap(new TreeMap<>(byDevice));
+        ImmutableSortedMap.Builder<String, Map<String, Long>> sorted = ImmutableSortedMap.naturalOrder();
+        byDevice.forEach((device, counts) -> sorted.put(device, ImmutableSortedMap.copyOf(counts)));
+        byDevice = sorted.build();   // a value: immutable all the way down, both levels sorted
     }
 
     /** Runs {@code rdma resource show} now. */
@@ -40,11 +45,9 @@ public record RdmaResources(Map<String, Map<String, Long>> byDevice) {
             for (int i = 2; i + 1 < parts.length; i += 2) {
                 counts.put(parts[i], Long.parseLong(parts[i + 1]));
             }
-            devices.put(device, java.util.Collections.unmodifiableMap(counts));
+            devices.put(device, counts);
         }
-        if (devices.isEmpty()) {
-            throw new IllegalArgumentException("no device lines in 'rdma resource show' output: " + text);
-        }
+        checkArgument(!devices.isEmpty(), "no device lines in 'rdma resource show' output: %s", text);
         return new RdmaResources(devices);
     }
 

@@ -1,5 +1,7 @@
 package org.rdmacm4j.it.support;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -18,9 +20,8 @@ public final class ReliabilityReport {
 
     /** Writes {@code markdown} (a heading, what was done, the table) for {@code scenario}. */
     public static void write(String scenario, String markdown) {
-        if (!scenario.matches("[a-z0-9-]+")) {
-            throw new IllegalArgumentException("scenario names are lower-case words with dashes: " + scenario);
-        }
+        checkArgument(scenario.matches("[a-z0-9-]+"),
+                "scenario names are lower-case words with dashes: %s", scenario);
         Path dir = SoftRoce.RESTING_FILE.isEmpty() ? Path.of("it", "target", "it-reports")
                 : Path.of(SoftRoce.RESTING_FILE).toAbsolutePath().getParent();
         try {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.rdmacm4j.it.core.CmFixtures.await;
 
+import com.google.common.net.InetAddresses;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
@@ -228,7 +229,7 @@ class DatagramIT {
 
     @Test
     void twoMembersOfOneGroup() throws Exception {
-        InetAddress group = InetAddress.getByName("239.1.2.3");
+        InetAddress group = InetAddresses.forString("239.1.2.3");
         Recorder a = new Recorder();
         Recorder b = new Recorder();
         Recorder c = new Recorder();
@@ -294,12 +295,12 @@ class DatagramIT {
 
     @Test
     void mckeySenderWithUsAsReceiver() throws Exception {
-        mckeySendsToOurMember(InetAddress.getByName("239.1.2.4"));
+        mckeySendsToOurMember(InetAddresses.forString("239.1.2.4"));
     }
 
     @Test
     void mckeyReceiverWithUsAsSender() throws Exception {
-        weSendToAnMckeyReceiver(InetAddress.getByName("239.1.2.5"), JoinOptions.defaults());
+        weSendToAnMckeyReceiver(InetAddresses.forString("239.1.2.5"), JoinOptions.defaults());
     }
 
     /** {@code mckey -s [extra]} sends its 10 datagrams to {@code group}; our full member gets them all. */

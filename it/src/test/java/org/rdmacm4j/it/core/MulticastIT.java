@@ -6,6 +6,7 @@ import static org.rdmacm4j.it.core.DatagramIT.addr;
 import static org.rdmacm4j.it.core.DatagramIT.pattern;
 import static org.rdmacm4j.it.core.DatagramIT.sendUntilReceived;
 
+import com.google.common.net.InetAddresses;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
@@ -36,7 +37,7 @@ import org.rdmacm4j.it.support.SoftRoce;
 class MulticastIT {
     @Test
     void sendOnlyMemberReachesAFullMemberAndReceivesNothing() throws Exception {
-        InetAddress group = InetAddress.getByName("239.1.3.1");
+        InetAddress group = InetAddresses.forString("239.1.3.1");
         Recorder full = new Recorder();
         Recorder sendOnly = new Recorder();
         try (RdmaCm cm = RdmaCm.open()) {
@@ -75,14 +76,14 @@ class MulticastIT {
 
     @Test
     void mckeyReceiverWithOurSendOnlySender() throws Exception {
-        Recorder ours = DatagramIT.weSendToAnMckeyReceiver(InetAddress.getByName("239.1.3.2"),
+        Recorder ours = DatagramIT.weSendToAnMckeyReceiver(InetAddresses.forString("239.1.3.2"),
                 JoinOptions.defaults().withSendOnly(true));
         assertThat(ours.got).as("a send-only member receives nothing").isEmpty();
     }
 
     @Test
     void mckeySendOnlySenderWithUsAsReceiver() throws Exception {
-        DatagramIT.mckeySendsToOurMember(InetAddress.getByName("239.1.3.3"), "-o");
+        DatagramIT.mckeySendsToOurMember(InetAddresses.forString("239.1.3.3"), "-o");
     }
 
     /**
@@ -102,13 +103,13 @@ class MulticastIT {
         boolean removed = false;
         try (RdmaCm cm = RdmaCm.open()) {
             DatagramEndpoint ep = openWhenGidExists(cm, extra);
-            Membership before = await(ep.join(InetAddress.getByName("239.1.3.5")));
+            Membership before = await(ep.join(InetAddresses.forString("239.1.3.5")));
             ExternalProcess.Result del = ExternalProcess.run(Duration.ofSeconds(10), "ip", "addr", "del",
                     extra + "/24", "dev", "veth0");
             assertThat(del.exitCode()).as("ip addr del: %s", del).isZero();
             removed = true;
             Thread.sleep(500);   // the GID table follows the netdev's addresses in a work item
-            Throwable t = CmFixtures.failureOf(ep.join(InetAddress.getByName("239.1.3.4")));
+            Throwable t = CmFixtures.failureOf(ep.join(InetAddresses.forString("239.1.3.4")));
             System.out.println("MulticastIT: join without a source GID: " + t);
             assertThat(t).isInstanceOfSatisfying(MulticastException.class, m -> {
                 assertThat(m.group().getHostAddress()).isEqualTo("239.1.3.4");

@@ -1,5 +1,7 @@
 package org.rdmacm4j.it.core;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.lang.foreign.Arena;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -95,9 +97,7 @@ final class RawVerbsPeer implements AutoCloseable {
 
     /** Posts {@code count} SEND_WITH_IMM (or SEND if {@code imm} is null) of {@code length} bytes at once. */
     void sendMessages(int count, int length, Integer imm) {
-        if (count > SEND_QUEUE) {
-            throw new IllegalArgumentException("at most " + SEND_QUEUE + " sends at once");
-        }
+        checkArgument(count <= SEND_QUEUE, "at most %s sends at once", SEND_QUEUE);
         for (int i = 0; i < count; i++) {
             sends.set(i, i, imm == null ? WrOpcode.SEND : WrOpcode.SEND_WITH_IMM, SendFlags.SIGNALED)
                     .sge(i, 0, mr, 0, length);

@@ -1,5 +1,6 @@
 package org.rdmacm4j.verbs.cm;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
@@ -73,9 +74,7 @@ public final class CmEventChannel implements AutoCloseable {
 
     /** {@code rdma_create_id} on this channel. */
     public CmId createId(PortSpace portSpace) {
-        if (portSpace == null) {
-            throw new IllegalArgumentException("portSpace must not be null");
-        }
+        checkArgument(portSpace != null, "portSpace must not be null");
         ownership.ensureOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(ADDRESS);
@@ -115,9 +114,7 @@ public final class CmEventChannel implements AutoCloseable {
      * given has been acked already.
      */
     public int drain(java.util.function.Consumer<CmEvent> sink, int max) {
-        if (sink == null || max < 1) {
-            throw new IllegalArgumentException("sink must not be null and max at least 1");
-        }
+        checkArgument(sink != null && max >= 1, "sink must not be null and max at least 1");
         if (!isNonBlocking()) {
             throw new IllegalStateException(this + " is blocking: drain would wait once it is empty");
         }

@@ -1,5 +1,6 @@
 package org.rdmacm4j.verbs.cm;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -124,9 +125,7 @@ public final class CmId implements AutoCloseable {
 
     /** {@code rdma_listen}: CONNECT_REQUEST events follow. {@code backlog} 0 means the kernel default. */
     public void listen(int backlog) {
-        if (backlog < 0) {
-            throw new IllegalArgumentException("backlog " + backlog + " is negative");
-        }
+        checkArgument(backlog >= 0, "backlog %s is negative", backlog);
         CmLib.listen(open(), backlog);
     }
 
@@ -152,10 +151,10 @@ public final class CmId implements AutoCloseable {
 
     /** {@code rdma_reject} with private data for the peer (at most 148 bytes; 136 on UD). */
     public void reject(byte[] privateData) {
-        if (privateData == null) {
-            throw new IllegalArgumentException("privateData must not be null (use an empty array)");
-        }
+        checkArgument(privateData != null, "privateData must not be null (use an empty array)");
         int max = portSpace == PortSpace.UDP ? MAX_UD_ACCEPT_PRIVATE_DATA : ConnParam.MAX_REJECT_PRIVATE_DATA;
+        // Hand-written, not checkArgument: the int arguments would be boxed on the happy path, and
+        // this runs for every connection on the dispatcher (C1-only launchers do no escape analysis).
         if (privateData.length > max) {
             throw new IllegalArgumentException("rdma_reject private data of " + privateData.length
                     + " bytes: at most " + max + " on " + portSpace);
@@ -175,9 +174,7 @@ public final class CmId implements AutoCloseable {
 
     /** {@code rdma_notify}: tells rdma_cm of a QP async event (IBV_EVENT_COMM_EST, usually). */
     public void notify(AsyncEventType event) {
-        if (event == null) {
-            throw new IllegalArgumentException("event must not be null");
-        }
+        checkArgument(event != null, "event must not be null");
         CmLib.notify(open(), event.value());
     }
 
@@ -197,9 +194,7 @@ public final class CmId implements AutoCloseable {
      */
     public void joinMulticast(InetSocketAddress group, McJoinFlag flag) {
         Sockaddrs.check(group, "group");
-        if (flag == null) {
-            throw new IllegalArgumentException("flag must not be null");
-        }
+        checkArgument(flag != null, "flag must not be null");
         MemorySegment self = open();
         try (Arena arena = Arena.ofConfined()) {
             CStruct l = Layouts.RDMA_CM_JOIN_MC_ATTR_EX;
@@ -223,9 +218,7 @@ public final class CmId implements AutoCloseable {
 
     /** {@code rdma_migrate_id}: this id's events now arrive on {@code target}. */
     public void migrate(CmEventChannel target) {
-        if (target == null) {
-            throw new IllegalArgumentException("target must not be null");
-        }
+        checkArgument(target != null, "target must not be null");
         MemorySegment self = open();
         CmLib.migrateId(self, target.segment());
         channel.ids.remove(id.address());
@@ -337,9 +330,7 @@ public final class CmId implements AutoCloseable {
      * context of the same device. The QP must be closed (rdma_destroy_qp) before the id.
      */
     public QueuePair createQp(ProtectionDomain pd, QpInitAttributes attrs) {
-        if (pd == null || attrs == null) {
-            throw new IllegalArgumentException("pd and attrs must not be null");
-        }
+        checkArgument(pd != null && attrs != null, "pd and attrs must not be null");
         MemorySegment self = open();
         Secrets.Ibv ibv = Secrets.ibv();
         MemorySegment pdSegment = ibv.segment(pd);
@@ -395,31 +386,29 @@ public final class CmId implements AutoCloseable {
     }
 
     private void checkParam(ConnParam param, int maxPrivateData, String function) {
-        if (param == null) {
-            throw new IllegalArgumentException("param must not be null");
-        }
+        checkArgument(param != null, "param must not be null");
         int len = param.privateData().length;
+        // Hand-written, not checkArgument: the int arguments would be boxed on the happy path, and
+        // this runs for every connection on the dispatcher (C1-only launchers do no escape analysis).
         if (len > maxPrivateData) {
             throw new IllegalArgumentException(function + " private data of " + len + " bytes: at most "
                     + maxPrivateData + " on " + portSpace);
         }
-        if (param.retryCount() > 7 || param.rnrRetryCount() > 7) {
-            throw new IllegalArgumentException("retry counts are 3-bit (0..7): " + param);
-        }
+        checkArgument(param.retryCount() <= 7 && param.rnrRetryCount() <= 7,
+                "retry counts are 3-bit (0..7): %s", param);
     }
 
     static int timeoutMs(Duration timeout) {
-        if (timeout == null) {
-            throw new IllegalArgumentException("timeout must not be null");
-        }
+        checkArgument(timeout != null, "timeout must not be null");
         long ms = timeout.toMillis();
-        if (ms < 1 || ms > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("timeout " + timeout + " must be 1 ms .. " + Integer.MAX_VALUE + " ms");
-        }
+        checkArgument(ms >= 1 && ms <= Integer.MAX_VALUE,
+                "timeout %s must be 1 ms .. %s ms", timeout, Integer.MAX_VALUE);
         return (int) ms;
     }
 
     private static void checkRange(String what, int v, int max) {
+        // Hand-written, not checkArgument: the int arguments would be boxed on the happy path, and
+        // this runs for every connection on the dispatcher (C1-only launchers do no escape analysis).
         if (v < 0 || v > max) {
             throw new IllegalArgumentException(what + " " + v + " is out of range 0.." + max);
         }

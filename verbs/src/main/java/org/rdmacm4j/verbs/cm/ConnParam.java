@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs.cm;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.util.Arrays;
 
 /**
@@ -30,13 +32,9 @@ public record ConnParam(byte[] privateData, int responderResources, int initiato
     public static final int MAX_REJECT_PRIVATE_DATA = 148;
 
     public ConnParam {
-        if (privateData == null) {
-            throw new IllegalArgumentException("privateData must not be null (use an empty array)");
-        }
+        checkArgument(privateData != null, "privateData must not be null (use an empty array)");
         privateData = privateData.clone();
-        if (privateData.length > 255) {
-            throw new IllegalArgumentException("private data of " + privateData.length + " bytes: at most 255");
-        }
+        checkArgument(privateData.length <= 255, "private data of %s bytes: at most 255", privateData.length);
         checkU8("responderResources", responderResources);
         checkU8("initiatorDepth", initiatorDepth);
         checkU8("flowControl", flowControl);
@@ -62,9 +60,7 @@ public record ConnParam(byte[] privateData, int responderResources, int initiato
     }
 
     private static void checkU8(String name, int v) {
-        if (v < 0 || v > 255) {
-            throw new IllegalArgumentException(name + " " + v + " is not an unsigned byte");
-        }
+        checkArgument(v >= 0 && v <= 255, "%s %s is not an unsigned byte", name, v);
     }
 
     @Override

@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 /**
  * {@code struct ibv_ah_attr} (with its {@code struct ibv_global_route}): the address vector of
  * a UD destination or an RC path. Immutable.
@@ -19,9 +21,7 @@ package org.rdmacm4j.verbs.ibv;
 public record AhAttributes(Gid dgid, int flowLabel, int sgidIndex, int hopLimit, int trafficClass, int dlid,
                            int sl, int srcPathBits, int staticRate, boolean isGlobal, int portNum) {
     public AhAttributes {
-        if (dgid == null) {
-            throw new IllegalArgumentException("dgid must not be null");
-        }
+        checkArgument(dgid != null, "dgid must not be null");
         checkRange("sgidIndex", sgidIndex, 255);
         checkRange("hopLimit", hopLimit, 255);
         checkRange("trafficClass", trafficClass, 255);
@@ -33,6 +33,8 @@ public record AhAttributes(Gid dgid, int flowLabel, int sgidIndex, int hopLimit,
     }
 
     private static void checkRange(String name, int v, int max) {
+        // Hand-written, not checkArgument: the int arguments would be boxed on the happy path, and
+        // this runs for each field of every address handle (one per UD peer or group, made on the dispatcher) (C1-only launchers do no escape analysis).
         if (v < 0 || v > max) {
             throw new IllegalArgumentException(name + " " + v + " is out of range 0.." + max);
         }

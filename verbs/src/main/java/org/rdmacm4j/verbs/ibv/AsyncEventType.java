@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 /** {@code enum ibv_event_type}: an asynchronous event of a device, port, QP, CQ, SRQ or WQ. Each constant carries its C value, checked against the header by the layout test. */
 public enum AsyncEventType {
     CQ_ERR(0),
@@ -46,9 +48,7 @@ public enum AsyncEventType {
     /** The constant for a C value; an unknown value is an IllegalArgumentException. Allocation-free. */
     public static AsyncEventType of(int value) {
         AsyncEventType c = value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
-        if (c == null) {
-            throw new IllegalArgumentException("unknown IBV_EVENT_* value " + value);
-        }
+        checkArgument(c != null, "unknown IBV_EVENT_* value %s", value);
         return c;
     }
 

@@ -1,5 +1,6 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
@@ -75,9 +76,8 @@ public final class CompletionQueue implements AutoCloseable {
     /** {@code ibv_poll_cq} for at most {@code max} completions. Allocation-free. */
     public int poll(WorkCompletions completions, int max) {
         MemorySegment self = segment();
-        if (max < 0 || max > completions.capacity()) {
-            throw new IllegalArgumentException("max " + max + " is outside 0.." + completions.capacity());
-        }
+        checkArgument(max >= 0 && max <= completions.capacity(),
+                "max %s is outside 0..%s", max, completions.capacity());
         int n;
         try {
             n = (int) OpsTable.POLL_CQ.invokeExact(pollFn, self, max, completions.segment());

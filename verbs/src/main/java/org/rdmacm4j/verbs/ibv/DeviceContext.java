@@ -1,5 +1,6 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -69,9 +70,7 @@ public final class DeviceContext implements AutoCloseable {
 
     /** {@code ibv_open_device} on the device called {@code name}; IllegalArgumentException if there is none. */
     public static DeviceContext open(String name) {
-        if (name == null || name.isEmpty()) {
-            throw new IllegalArgumentException("device name must not be empty");
-        }
+        checkArgument(name != null && !name.isEmpty(), "device name must not be empty");
         Rdma.requireLibraries();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment n = arena.allocate(JAVA_INT);
@@ -176,9 +175,7 @@ public final class DeviceContext implements AutoCloseable {
     /** {@code ibv_query_gid}. */
     public Gid queryGid(int port, int index) {
         checkPort(port);
-        if (index < 0) {
-            throw new IllegalArgumentException("GID index " + index + " is negative");
-        }
+        checkArgument(index >= 0, "GID index %s is negative", index);
         MemorySegment ctx = segment();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment g = arena.allocate(Layouts.IBV_GID.size(), Layouts.IBV_GID.alignment());
@@ -204,16 +201,11 @@ public final class DeviceContext implements AutoCloseable {
      * @param compVector completion vector, 0 .. {@link #completionVectors()} - 1
      */
     public CompletionQueue createCq(int cqe, CompletionChannel channel, int compVector) {
-        if (cqe < 1) {
-            throw new IllegalArgumentException("cqe " + cqe + " must be at least 1");
-        }
-        if (compVector < 0) {
-            throw new IllegalArgumentException("compVector " + compVector + " is negative");
-        }
+        checkArgument(cqe >= 1, "cqe %s must be at least 1", cqe);
+        checkArgument(compVector >= 0, "compVector %s is negative", compVector);
         MemorySegment ctx = segment();
-        if (channel != null && channel.context() != this && channel.context().handle() != handle()) {
-            throw new IllegalArgumentException(channel + " belongs to another device context");
-        }
+        checkArgument(!(channel != null && channel.context() != this && channel.context().handle() != handle()),
+                "%s belongs to another device context", channel);
         MemorySegment ch = channel == null ? MemorySegment.NULL : channel.segment();
         return new CompletionQueue(this, channel, IbvLib.createCq(ctx, cqe, ch, compVector));
     }
@@ -299,8 +291,6 @@ public final class DeviceContext implements AutoCloseable {
     }
 
     static void checkPort(int port) {
-        if (port < 1 || port > 255) {
-            throw new IllegalArgumentException("port " + port + " is out of range 1..255");
-        }
+        checkArgument(port >= 1 && port <= 255, "port %s is out of range 1..255", port);
     }
 }

@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -14,9 +16,7 @@ public record Gid(long subnetPrefix, long interfaceId) {
 
     /** From 16 raw bytes in network order. */
     public static Gid of(byte[] raw) {
-        if (raw.length != 16) {
-            throw new IllegalArgumentException("a GID has 16 bytes, not " + raw.length);
-        }
+        checkArgument(raw.length == 16, "a GID has 16 bytes, not %s", raw.length);
         return new Gid(java.nio.ByteBuffer.wrap(raw, 0, 8).getLong(), java.nio.ByteBuffer.wrap(raw, 8, 8).getLong());
     }
 

@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 /** {@code enum ibv_mtu} (constant names are the byte counts: MTU_1024 is IBV_MTU_1024). Each constant carries its C value, checked against the header by the layout test. */
 public enum Mtu {
     MTU_256(1),
@@ -31,9 +33,7 @@ public enum Mtu {
     /** The constant for a C value; an unknown value is an IllegalArgumentException. Allocation-free. */
     public static Mtu of(int value) {
         Mtu c = value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
-        if (c == null) {
-            throw new IllegalArgumentException("unknown IBV_MTU_* value " + value);
-        }
+        checkArgument(c != null, "unknown IBV_MTU_* value %s", value);
         return c;
     }
 }

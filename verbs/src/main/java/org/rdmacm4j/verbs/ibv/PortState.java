@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 /** {@code enum ibv_port_state}. Each constant carries its C value, checked against the header by the layout test. */
 public enum PortState {
     NOP(0),
@@ -32,9 +34,7 @@ public enum PortState {
     /** The constant for a C value; an unknown value is an IllegalArgumentException. Allocation-free. */
     public static PortState of(int value) {
         PortState c = value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
-        if (c == null) {
-            throw new IllegalArgumentException("unknown IBV_PORT_* value " + value);
-        }
+        checkArgument(c != null, "unknown IBV_PORT_* value %s", value);
         return c;
     }
 }

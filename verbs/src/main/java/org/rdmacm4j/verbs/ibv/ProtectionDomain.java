@@ -1,5 +1,6 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.Arena;
@@ -47,23 +48,16 @@ public final class ProtectionDomain implements AutoCloseable {
      * @param access {@link Access} bits
      */
     public MemoryRegion register(MemorySegment buffer, int access) {
-        if (buffer == null || !buffer.isNative()) {
-            throw new IllegalArgumentException("only a native MemorySegment can be registered, not " + buffer);
-        }
-        if (buffer.byteSize() == 0) {
-            throw new IllegalArgumentException("cannot register an empty segment");
-        }
-        if (!buffer.scope().isAlive()) {
-            throw new IllegalArgumentException("the segment's arena is closed");
-        }
+        checkArgument(buffer != null && buffer.isNative(),
+                "only a native MemorySegment can be registered, not %s", buffer);
+        checkArgument(buffer.byteSize() != 0, "cannot register an empty segment");
+        checkArgument(buffer.scope().isAlive(), "the segment's arena is closed");
         return new MemoryRegion(this, buffer, IbvLib.regMr(segment(), buffer, access));
     }
 
     /** {@code ibv_create_qp}. */
     public QueuePair createQp(QpInitAttributes attrs) {
-        if (attrs == null) {
-            throw new IllegalArgumentException("attrs must not be null");
-        }
+        checkArgument(attrs != null, "attrs must not be null");
         MemorySegment self = segment();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment init = arena.allocate(Layouts.IBV_QP_INIT_ATTR.size(), Layouts.IBV_QP_INIT_ATTR.alignment());
@@ -82,9 +76,7 @@ public final class ProtectionDomain implements AutoCloseable {
 
     /** {@code ibv_create_ah} for UD sends. */
     public AddressHandle createAh(AhAttributes attrs) {
-        if (attrs == null) {
-            throw new IllegalArgumentException("attrs must not be null");
-        }
+        checkArgument(attrs != null, "attrs must not be null");
         MemorySegment self = segment();
         try (Arena arena = Arena.ofConfined()) {
             CStruct t = Layouts.IBV_AH_ATTR;
@@ -103,10 +95,8 @@ public final class ProtectionDomain implements AutoCloseable {
      * @param port the local port to send from
      */
     public AddressHandle createAhFrom(WorkCompletions completions, int index, MemorySegment grh, int port) {
-        if (grh == null || !grh.isNative() || grh.byteSize() < Layouts.IBV_GRH.size()) {
-            throw new IllegalArgumentException("grh must be a native segment of at least "
-                    + Layouts.IBV_GRH.size() + " bytes");
-        }
+        checkArgument(grh != null && grh.isNative() && grh.byteSize() >= Layouts.IBV_GRH.size(),
+                "grh must be a native segment of at least %s bytes", Layouts.IBV_GRH.size());
         DeviceContext.checkPort(port);
         MemorySegment self = segment();
         return new AddressHandle(this, IbvLib.createAhFromWc(self, completions.entry(index), grh, port));
@@ -114,10 +104,8 @@ public final class ProtectionDomain implements AutoCloseable {
 
     /** {@code ibv_create_srq}. */
     public SharedReceiveQueue createSrq(int maxWr, int maxSge, int srqLimit) {
-        if (maxWr < 1 || maxSge < 1 || srqLimit < 0) {
-            throw new IllegalArgumentException("maxWr " + maxWr + " and maxSge " + maxSge
-                    + " must be at least 1, srqLimit " + srqLimit + " not negative");
-        }
+        checkArgument(maxWr >= 1 && maxSge >= 1 && srqLimit >= 0,
+                "maxWr %s and maxSge %s must be at least 1, srqLimit %s not negative", maxWr, maxSge, srqLimit);
         MemorySegment self = segment();
         try (Arena arena = Arena.ofConfined()) {
             CStruct t = Layouts.IBV_SRQ_INIT_ATTR;

@@ -125,6 +125,8 @@ public final class QpAttributes {
     public int maxInlineData() { return maxInlineData; }
 
     private static int check(String name, int v, int max) {
+        // Hand-written, not checkArgument: the int arguments would be boxed on the happy path, and
+        // this runs for each field of every QP modification (per connection on a raw QP) (C1-only launchers do no escape analysis).
         if (v < 0 || v > max) {
             throw new IllegalArgumentException(name + " " + v + " is out of range 0.." + max);
         }

@@ -1,5 +1,6 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
@@ -31,12 +32,9 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
     private static final CStruct T = Layouts.IBV_QP_INIT_ATTR;
 
     public QpInitAttributes {
-        if (type == null || sendCq == null || recvCq == null) {
-            throw new IllegalArgumentException("type, sendCq and recvCq must not be null");
-        }
-        if (maxSendWr < 0 || maxRecvWr < 0 || maxSendSge < 0 || maxRecvSge < 0 || maxInlineData < 0) {
-            throw new IllegalArgumentException("queue capacities must not be negative");
-        }
+        checkArgument(type != null && sendCq != null && recvCq != null, "type, sendCq and recvCq must not be null");
+        checkArgument(maxSendWr >= 0 && maxRecvWr >= 0 && maxSendSge >= 0 && maxRecvSge >= 0 && maxInlineData >= 0,
+                "queue capacities must not be negative");
     }
 
     /** A QP without SRQ, with selective signalling (sq_sig_all = 0). */

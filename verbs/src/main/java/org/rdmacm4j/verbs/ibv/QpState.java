@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 /** {@code enum ibv_qp_state}. Each constant carries its C value, checked against the header by the layout test. */
 public enum QpState {
     RESET(0),
@@ -34,9 +36,7 @@ public enum QpState {
     /** The constant for a C value; an unknown value is an IllegalArgumentException. Allocation-free. */
     public static QpState of(int value) {
         QpState c = value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
-        if (c == null) {
-            throw new IllegalArgumentException("unknown IBV_QPS_* value " + value);
-        }
+        checkArgument(c != null, "unknown IBV_QPS_* value %s", value);
         return c;
     }
 }

@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 /** {@code enum ibv_qp_type}. Each constant carries its C value, checked against the header by the layout test. */
 public enum QpType {
     RC(2),
@@ -33,9 +35,7 @@ public enum QpType {
     /** The constant for a C value; an unknown value is an IllegalArgumentException. Allocation-free. */
     public static QpType of(int value) {
         QpType c = value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
-        if (c == null) {
-            throw new IllegalArgumentException("unknown IBV_QPT_* value " + value);
-        }
+        checkArgument(c != null, "unknown IBV_QPT_* value %s", value);
         return c;
     }
 }

@@ -1,5 +1,6 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
@@ -102,9 +103,7 @@ public final class QueuePair implements AutoCloseable {
 
     /** {@code ibv_modify_qp} with the fields set on {@code attrs} (its mask). */
     public void modify(QpAttributes attrs) {
-        if (attrs == null || attrs.mask() == 0) {
-            throw new IllegalArgumentException("attrs must set at least one field");
-        }
+        checkArgument(attrs != null && attrs.mask() != 0, "attrs must set at least one field");
         MemorySegment self = open();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment a = arena.allocate(Layouts.IBV_QP_ATTR.size(), Layouts.IBV_QP_ATTR.alignment());

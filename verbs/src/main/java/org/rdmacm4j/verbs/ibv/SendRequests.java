@@ -107,6 +107,7 @@ public final class SendRequests implements AutoCloseable {
      * ATOMIC_FETCH_AND_ADD ({@code compareAdd} = add). The remote address must be 8-byte aligned.
      */
     public SendRequests atomic(int i, long remoteAddress, int rkey, long compareAdd, long swap) {
+        // Hand-written: the message's hex digits would be built on every atomic as a checkArgument argument.
         if ((remoteAddress & 7) != 0) {
             throw new IllegalArgumentException("atomic target 0x" + Long.toHexString(remoteAddress)
                     + " is not 8-byte aligned");

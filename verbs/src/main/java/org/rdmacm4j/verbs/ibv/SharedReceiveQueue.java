@@ -1,5 +1,6 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.MemorySegment;
@@ -59,9 +60,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
      * receives are left (the limit then disarms itself).
      */
     public void armLimit(int limit) {
-        if (limit < 1) {
-            throw new IllegalArgumentException("limit " + limit + " must be at least 1");
-        }
+        checkArgument(limit >= 1, "limit %s must be at least 1", limit);
         MemorySegment self = segment();
         try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
             org.rdmacm4j.verbs.internal.CStruct t = Layouts.IBV_SRQ_ATTR;

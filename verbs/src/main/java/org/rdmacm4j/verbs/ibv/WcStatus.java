@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 /** {@code enum ibv_wc_status}: the outcome of a work request. Each constant carries its C value, checked against the header by the layout test. */
 public enum WcStatus {
     SUCCESS(0),
@@ -50,9 +52,7 @@ public enum WcStatus {
     /** The constant for a C value; an unknown value is an IllegalArgumentException. Allocation-free. */
     public static WcStatus of(int value) {
         WcStatus c = value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
-        if (c == null) {
-            throw new IllegalArgumentException("unknown IBV_WC_* value " + value);
-        }
+        checkArgument(c != null, "unknown IBV_WC_* value %s", value);
         return c;
     }
 

@@ -1,5 +1,6 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -47,9 +48,7 @@ public final class WorkCompletions implements AutoCloseable {
 
     /** An array of {@code capacity} work completions. */
     public static WorkCompletions allocate(int capacity) {
-        if (capacity < 1 || capacity > 1 << 20) {
-            throw new IllegalArgumentException("capacity " + capacity + " is outside 1..1048576");
-        }
+        checkArgument(capacity >= 1 && capacity <= 1 << 20, "capacity %s is outside 1..1048576", capacity);
         return new WorkCompletions(capacity);
     }
 

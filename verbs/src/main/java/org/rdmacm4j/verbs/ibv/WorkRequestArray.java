@@ -1,5 +1,6 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -41,10 +42,8 @@ final class WorkRequestArray {
 
     /** Every request cleared, its sg_list pointing at its slots. */
     WorkRequestArray(CStruct wr, int capacity, int maxSge) {
-        if (capacity < 1 || capacity > 65536 || maxSge < 1 || maxSge > 64) {
-            throw new IllegalArgumentException("capacity " + capacity + " (1..65536) or maxSge " + maxSge
-                    + " (1..64) out of range");
-        }
+        checkArgument(capacity >= 1 && capacity <= 65536 && maxSge >= 1 && maxSge <= 64,
+                "capacity %s (1..65536) or maxSge %s (1..64) out of range", capacity, maxSge);
         this.capacity = capacity;
         this.maxSge = maxSge;
         this.stride = wr.size();
@@ -86,9 +85,7 @@ final class WorkRequestArray {
         if (j < 0 || j >= maxSge) {
             throw new IndexOutOfBoundsException("sge " + j + " of " + maxSge);
         }
-        if (length < 0) {
-            throw new IllegalArgumentException("length " + length + " is negative");
-        }
+        checkArgument(length >= 0, "length %s is negative", length);
         long s = ((long) i * maxSge + j) * SGE_STRIDE;
         sges.set(JAVA_LONG, s + SGE_ADDR, address);
         sges.set(JAVA_INT, s + SGE_LENGTH, length);
@@ -109,9 +106,7 @@ final class WorkRequestArray {
 
     /** Chains requests 0..count-1 through their next pointers (the last one ends the list). */
     void link(int count) {
-        if (count < 1 || count > capacity) {
-            throw new IllegalArgumentException("count " + count + " is outside 1.." + capacity);
-        }
+        checkArgument(count >= 1 && count <= capacity, "count %s is outside 1..%s", count, capacity);
         long base = wrs.address();
         for (int k = 0; k < count - 1; k++) {
             wrs.set(JAVA_LONG, k * stride + next, base + (k + 1) * stride);

@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 /** {@code enum ibv_wr_opcode}: what a send work request does. Each constant carries its C value, checked against the header by the layout test. */
 public enum WrOpcode {
     RDMA_WRITE(0),
@@ -39,9 +41,7 @@ public enum WrOpcode {
     /** The constant for a C value; an unknown value is an IllegalArgumentException. Allocation-free. */
     public static WrOpcode of(int value) {
         WrOpcode c = value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
-        if (c == null) {
-            throw new IllegalArgumentException("unknown IBV_WR_* value " + value);
-        }
+        checkArgument(c != null, "unknown IBV_WR_* value %s", value);
         return c;
     }
 }

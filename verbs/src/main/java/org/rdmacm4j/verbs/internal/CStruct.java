@@ -1,8 +1,10 @@
 package org.rdmacm4j.verbs.internal;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
+import com.google.common.collect.ImmutableMap;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.ValueLayout;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,14 +28,14 @@ public final class CStruct {
     private final String cName;
     private final long size;
     private final long alignment;
-    private final Map<String, Field> fields;
+    private final ImmutableMap<String, Field> fields;
     private final MemoryLayout layout;
 
     private CStruct(String cName, long size, long alignment, Map<String, Field> fields, MemoryLayout layout) {
         this.cName = cName;
         this.size = size;
         this.alignment = alignment;
-        this.fields = Collections.unmodifiableMap(fields);
+        this.fields = ImmutableMap.copyOf(fields);   // keeps declaration order, unlike Map.copyOf
         this.layout = layout;
     }
 
@@ -50,14 +52,12 @@ public final class CStruct {
     public MemoryLayout layout() { return layout; }
 
     /** Every member (nested members flattened to C designators), in declaration order. */
-    public List<Field> fields() { return List.copyOf(fields.values()); }
+    public List<Field> fields() { return fields.values().asList(); }
 
     /** offsetof(type, path); an unknown path is a programming error caught at class initialisation. */
     public long offset(String path) {
         Field f = fields.get(path);
-        if (f == null) {
-            throw new IllegalArgumentException(cName + " has no member " + path);
-        }
+        checkArgument(f != null, "%s has no member %s", cName, path);
         return f.offset();
     }
 

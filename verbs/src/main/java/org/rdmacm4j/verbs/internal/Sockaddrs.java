@@ -1,5 +1,6 @@
 package org.rdmacm4j.verbs.internal;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
@@ -38,12 +39,8 @@ public final class Sockaddrs {
 
     /** Validates an address the caller gave: non-null, resolved, port 0..65535 (InetSocketAddress ensures the range). */
     public static InetSocketAddress check(InetSocketAddress a, String what) {
-        if (a == null) {
-            throw new IllegalArgumentException(what + " must not be null");
-        }
-        if (a.isUnresolved()) {
-            throw new IllegalArgumentException(what + " " + a + " is unresolved: rdma_cm takes numeric addresses");
-        }
+        checkArgument(a != null, "%s must not be null", what);
+        checkArgument(!a.isUnresolved(), "%s %s is unresolved: rdma_cm takes numeric addresses", what, a);
         return a;
     }
 

@@ -1,5 +1,6 @@
 package org.rdmacm4j.verbs.sys;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
@@ -78,9 +79,8 @@ public final class Epoll implements AutoCloseable {
 
     /** {@code epoll_create1(EPOLL_CLOEXEC)} with room for {@code maxEvents} ready events per wait. */
     public static Epoll create(int maxEvents) {
-        if (maxEvents < 1 || maxEvents > MAX_EVENTS_LIMIT) {
-            throw new IllegalArgumentException("maxEvents " + maxEvents + " is outside 1.." + MAX_EVENTS_LIMIT);
-        }
+        checkArgument(maxEvents >= 1 && maxEvents <= MAX_EVENTS_LIMIT,
+                "maxEvents %s is outside 1..%s", maxEvents, MAX_EVENTS_LIMIT);
         return new Epoll(SysLib.epollCreate1(SysLib.EPOLL_CLOEXEC), maxEvents);
     }
 
@@ -99,9 +99,7 @@ public final class Epoll implements AutoCloseable {
      * {@code EPOLLIN}; ERR and HUP are reported too), with {@code token} as its data. Any thread.
      */
     public void add(int fd, long token) {
-        if (fd < 0) {
-            throw new IllegalArgumentException("fd " + fd);
-        }
+        checkArgument(fd >= 0, "fd %s", fd);
         enter();
         try {
             MemorySegment ev = CTL_EVENT.get();
@@ -115,9 +113,7 @@ public final class Epoll implements AutoCloseable {
 
     /** {@code epoll_ctl(EPOLL_CTL_DEL)}: {@code fd} is no longer reported. Any thread. */
     public void remove(int fd) {
-        if (fd < 0) {
-            throw new IllegalArgumentException("fd " + fd);
-        }
+        checkArgument(fd >= 0, "fd %s", fd);
         enter();
         try {
             SysLib.epollCtl(epfd, SysLib.EPOLL_CTL_DEL, fd, MemorySegment.NULL);
@@ -133,9 +129,7 @@ public final class Epoll implements AutoCloseable {
      * Owner thread only. Allocates nothing.
      */
     public int await(long timeoutMillis) {
-        if (timeoutMillis < -1) {
-            throw new IllegalArgumentException("timeoutMillis " + timeoutMillis + " (-1 is no bound)");
-        }
+        checkArgument(timeoutMillis >= -1, "timeoutMillis %s (-1 is no bound)", timeoutMillis);
         enter();
         try {
             count = 0;

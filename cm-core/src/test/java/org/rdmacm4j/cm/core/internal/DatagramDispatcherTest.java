@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.rdmacm4j.cm.core.internal.Recorder.eventually;
 import static org.rdmacm4j.cm.core.internal.Recorder.pause;
 
+import com.google.common.net.InetAddresses;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -103,8 +104,8 @@ class DatagramDispatcherTest extends DispatcherOnFakeClock {
     @Test
     void aSendOnlyJoinReachesThePortAsSendOnly() throws Exception {
         DatagramEndpoint ep = open();
-        Membership full = get(ep.join(InetAddress.getByName("239.1.2.4")));
-        Membership so = get(ep.join(InetAddress.getByName(GROUP), JoinOptions.defaults().withSendOnly(true)));
+        Membership full = get(ep.join(InetAddresses.forString("239.1.2.4")));
+        Membership so = get(ep.join(InetAddresses.forString(GROUP), JoinOptions.defaults().withSendOnly(true)));
         assertThat(port.calls()).filteredOn(c -> c.name().equals("joinMulticast")).extracting(FakeCmPort.Call::arg)
                 .containsExactly("239.1.2.4", GROUP + " send-only");
         assertThat(full.options().sendOnly()).isFalse();
@@ -117,7 +118,7 @@ class DatagramDispatcherTest extends DispatcherOnFakeClock {
     void aMulticastErrorIsRejoinedAfterTheBackoffUntilThePolicyIsUsedUp() throws Exception {
         DatagramEndpoint ep = open();
         RejoinPolicy twice = new RejoinPolicy(2, Duration.ofMillis(100), Duration.ofSeconds(1));
-        Membership m = get(ep.join(InetAddress.getByName(GROUP), JoinOptions.defaults().withRejoin(twice)));
+        Membership m = get(ep.join(InetAddresses.forString(GROUP), JoinOptions.defaults().withRejoin(twice)));
 
         multicastError(-ENETRESET);
         assertThat(events.next()).isEqualTo("error " + GROUP + " rejoining");
@@ -162,7 +163,7 @@ class DatagramDispatcherTest extends DispatcherOnFakeClock {
     @Test
     void leaveDuringTheBackoffCancelsTheRejoin() throws Exception {
         DatagramEndpoint ep = open();
-        Membership m = get(ep.join(InetAddress.getByName(GROUP)));
+        Membership m = get(ep.join(InetAddresses.forString(GROUP)));
         multicastError(-ENETRESET);
         assertThat(events.next()).isEqualTo("error " + GROUP + " rejoining");
         port.awaitCall("leaveMulticast");
@@ -172,7 +173,7 @@ class DatagramDispatcherTest extends DispatcherOnFakeClock {
         pause(60);
         assertThat(port.count("joinMulticast")).as("no re-join after leave()").isEqualTo(1);
         // The group can be joined afresh.
-        Membership again = get(ep.join(InetAddress.getByName(GROUP)));
+        Membership again = get(ep.join(InetAddresses.forString(GROUP)));
         assertThat(again).isNotSameAs(m);
         get(ep.close());
     }
@@ -180,7 +181,7 @@ class DatagramDispatcherTest extends DispatcherOnFakeClock {
     @Test
     void withoutRejoinsTheFirstErrorEndsTheMembership() throws Exception {
         DatagramEndpoint ep = open();
-        Membership m = get(ep.join(InetAddress.getByName(GROUP), JoinOptions.defaults().withRejoin(RejoinPolicy.never())));
+        Membership m = get(ep.join(InetAddresses.forString(GROUP), JoinOptions.defaults().withRejoin(RejoinPolicy.never())));
         multicastError(-ENETRESET);
         assertThat(events.next()).isEqualTo("error " + GROUP + " final");
         assertThat(events.next()).isEqualTo("lost " + GROUP);
@@ -193,7 +194,7 @@ class DatagramDispatcherTest extends DispatcherOnFakeClock {
     void aJoinAnsweredWithMulticastErrorFailsTyped() throws Exception {
         DatagramEndpoint ep = open();
         port.autoJoin = false;
-        CompletableFuture<Membership> f = ep.join(InetAddress.getByName(GROUP));
+        CompletableFuture<Membership> f = ep.join(InetAddresses.forString(GROUP));
         port.awaitCall("joinMulticast");
         multicastError(0);   // what RoCE reports when no address vector can be built (cma_make_mc_event)
         try {
@@ -224,7 +225,7 @@ class DatagramDispatcherTest extends DispatcherOnFakeClock {
     @Test
     void sendsOnAClosingEndpointFailTypedAndOffersSayNo() throws Exception {
         DatagramEndpoint ep = open();
-        Membership m = get(ep.join(InetAddress.getByName(GROUP)));
+        Membership m = get(ep.join(InetAddresses.forString(GROUP)));
         // The fake's path has no buffers and no queue: the bound is reached at once.
         Throwable t = ep.send(m, new byte[8]).handle((v, x) -> x).get(5, TimeUnit.SECONDS);
         assertThat(t).isInstanceOf(org.rdmacm4j.cm.core.DataPathException.class).hasMessageContaining("send queue full");

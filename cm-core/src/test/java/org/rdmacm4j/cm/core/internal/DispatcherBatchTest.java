@@ -54,7 +54,7 @@ class DispatcherBatchTest extends DispatcherOnFakeClock {
         port.awaitCall("quiesceCq");
 
         // Each queued connect costs 25 ms of (fake) time: the burst outlasts the 1 s quiesce deadline.
-        port.onCall("createId", x -> now.addAndGet(TimeUnit.MILLISECONDS.toNanos(25)));
+        port.onCall("createId", x -> ticker.advance(25, TimeUnit.MILLISECONDS));
         CountDownLatch queued = new CountDownLatch(1);
         List<CompletableFuture<RdmaConnection>> connects = holdTheDispatcherWhileQueueing(queued, BURST);
         port.holdQuiesce = false;   // for the burst's own closes

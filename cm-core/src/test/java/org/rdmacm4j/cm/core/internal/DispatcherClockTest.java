@@ -75,7 +75,7 @@ class DispatcherClockTest extends DispatcherOnFakeClock {
                 .get(5, TimeUnit.SECONDS);
         FakeId id = port.ids().getFirst();
         // The turn that quiesces the CQ is slow: 900 ms pass inside it, before the deadline is armed.
-        port.onCall("quiesceCq", x -> now.addAndGet(Duration.ofMillis(900).toNanos()));
+        port.onCall("quiesceCq", x -> ticker.advance(Duration.ofMillis(900)));
 
         CompletableFuture<Void> closed = c.close();
         port.awaitCall("quiesceCq");

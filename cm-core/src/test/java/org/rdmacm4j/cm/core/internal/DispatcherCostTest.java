@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.rdmacm4j.cm.core.AcceptOptions;
 import org.rdmacm4j.cm.core.ConnectOptions;
 import org.rdmacm4j.cm.core.ConnectionHandler;
+import org.rdmacm4j.cm.core.ThreadAllocation;
 import org.rdmacm4j.cm.core.ConnectionRequest;
 import org.rdmacm4j.cm.core.ListenOptions;
 import org.rdmacm4j.cm.core.RdmaConnection;
@@ -34,7 +35,7 @@ import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
  *
  * <p>The bounds are the figures measured after issue 11's cuts (17,700 to 19,500 bytes and 11.5
  * to 22.5 dispatcher clock reads per connection on a 2-core host; 24.9 to 26.5 since every timer
- * is armed on a fresh read, see Dispatcher.freshNanos) with a margin. Clock reads follow the number
+ * is armed on a fresh read, see EventLoop.freshNanos) with a margin. Clock reads follow the number
  * of loop turns (two reads each), which depends on how wake-ups fall, hence the wider margin there. Before the cuts this test measured 33,100 to 33,400 bytes and 67 to 68 reads, and failed.
  */
 class DispatcherCostTest {
@@ -128,18 +129,12 @@ class DispatcherCostTest {
         }
     }
 
-    /**
-     * com.sun.management.ThreadMXBean#getThreadAllocatedBytes, called reflectively: the tests run
-     * inside module org.rdmacm4j.cm.core, which does not read jdk.management (and should not for a
-     * test); core reflection needs no read edge, and the module is resolved in the test JVM.
-     */
-    static long allocatedBytes(long threadId) throws ReflectiveOperationException {
-        Object mx = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean").invoke(null);
-        return (long) Class.forName("com.sun.management.ThreadMXBean")
-                .getMethod("getThreadAllocatedBytes", long.class).invoke(mx, threadId);
+    /** Bytes thread {@code threadId} allocated so far ({@link ThreadAllocation}). */
+    static long allocatedBytes(long threadId) {
+        return ThreadAllocation.bytes(threadId);
     }
 
-    private static void oneConnection(Dispatcher dispatcher, FakeCmPort port, FakeId lid,
+    static void oneConnection(Dispatcher dispatcher, FakeCmPort port, FakeId lid,
                                       LinkedBlockingQueue<ConnectionRequest> requests) throws Exception {
         RdmaConnection active = dispatcher.connect(SERVER, ConnectOptions.defaults(), ConnectionHandler.none())
                 .get(5, TimeUnit.SECONDS);

@@ -2,10 +2,10 @@ package org.rdmacm4j.cm.core.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.common.testing.FakeTicker;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.rdmacm4j.cm.statemachine.Transport;
@@ -18,10 +18,11 @@ import org.rdmacm4j.cm.statemachine.Transport;
  * contract (the port records violations).
  */
 abstract class DispatcherOnFakeClock {
-    final AtomicLong now = new AtomicLong(1_000_000_000L);
+    /** The dispatcher's clock (Guava's FakeTicker: thread-safe, moved only by the test). */
+    final FakeTicker ticker = new FakeTicker().advance(1_000_000_000L);
     final FakeCmPort port = new FakeCmPort();
     final ExecutorService callbacks = Executors.newCachedThreadPool();
-    final Dispatcher dispatcher = new Dispatcher(port, callbacks, now::get,
+    final Dispatcher dispatcher = new Dispatcher(port, callbacks, ticker::read,
             new Dispatcher.Config(32, Transport.ROCE, Duration.ofSeconds(5)));
 
     @BeforeEach
@@ -40,7 +41,7 @@ abstract class DispatcherOnFakeClock {
     /** Lets the dispatcher finish what it was doing (arming timers on the old time), then moves the clock. */
     void advance(Duration d) {
         port.awaitIdle();
-        now.addAndGet(d.toNanos());
+        ticker.advance(d);
         port.wakeup();
     }
 }

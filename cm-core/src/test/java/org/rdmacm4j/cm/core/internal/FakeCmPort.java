@@ -11,6 +11,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.rdmacm4j.cm.core.QpCapabilities;
+import org.rdmacm4j.cm.core.internal.connection.ConnectionEnd;
+import org.rdmacm4j.cm.core.internal.datagram.DatagramEnd;
+import org.rdmacm4j.cm.core.internal.datagram.DatagramPath;
+import org.rdmacm4j.cm.core.internal.datagram.MembershipImpl;
+import org.rdmacm4j.cm.core.internal.poll.Keepalive;
+import org.rdmacm4j.cm.core.internal.port.CmPort;
+import org.rdmacm4j.cm.core.internal.port.NativeId;
+import org.rdmacm4j.cm.core.internal.port.PortCallException;
 import org.rdmacm4j.cm.statemachine.AsyncEventType;
 import org.rdmacm4j.cm.statemachine.Bytes;
 import org.rdmacm4j.cm.statemachine.CmEventType;
@@ -27,7 +35,7 @@ import org.rdmacm4j.cm.statemachine.Transport;
  * resolveRoute queues ROUTE_RESOLVED, connect queues ESTABLISHED (with {@link #acceptData}),
  * accept queues ESTABLISHED, and disconnect queues the peer's DISCONNECTED (once per id).
  */
-public final class FakeCmPort implements CmPort {
+public final class FakeCmPort implements NativePort {
 
     /** A native id of the fake: a number, and which objects exist on it. */
     public static final class FakeId extends NativeId {
@@ -369,8 +377,12 @@ public final class FakeCmPort implements CmPort {
         }
     }
 
+    /** Calls of {@link #wakeup} (by the loop and by tests): each is an eventfd write on the real port. */
+    public final java.util.concurrent.atomic.AtomicLong wakeups = new java.util.concurrent.atomic.AtomicLong();
+
     @Override
     public void wakeup() {
+        wakeups.incrementAndGet();
         synchronized (lock) {
             woken = true;
             lock.notifyAll();
@@ -456,11 +468,11 @@ public final class FakeCmPort implements CmPort {
     }
 
     @Override
-    public MembershipImpl membership(NativeId id, String group, DatagramPath path, DatagramEndpointImpl endpoint,
+    public MembershipImpl membership(NativeId id, String group, DatagramPath path, DatagramEnd endpoint,
                                      org.rdmacm4j.cm.core.JoinOptions options) {
         record("membership", f(id), group);
         try {
-            return new MembershipImpl(null, path, endpoint, InetAddress.getByName(group), options, 0xFFFFFF,
+            return new MembershipImpl(null, path.targets, endpoint, InetAddress.getByName(group), options, 0xFFFFFF,
                     0x01234567);
         } catch (java.net.UnknownHostException e) {
             throw new AssertionError(e);
@@ -528,7 +540,7 @@ public final class FakeCmPort implements CmPort {
 
     /** What the message channel reports when the QP's receives flush and no teardown of ours explains it. */
     public static void receivesFlushed(org.rdmacm4j.cm.core.RdmaConnection c) {
-        ((ConnectionImpl) c).queuePairFlushed(org.rdmacm4j.verbs.ibv.WcStatus.WR_FLUSH_ERR);
+        ((ConnectionEnd) c).queuePairFlushed(org.rdmacm4j.verbs.ibv.WcStatus.WR_FLUSH_ERR);
     }
 
     public void keepaliveGivesUp(FakeId id) {

@@ -1,5 +1,6 @@
 package org.rdmacm4j.cm.statemachine.machine;
 
+import com.google.common.collect.ImmutableSortedMap;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -67,8 +68,10 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
         disconnectWaiters = List.copyOf(disconnectWaiters);
         Objects.requireNonNull(retryFrom, "retryFrom");
         Objects.requireNonNull(timers, "timers");
-        // RC ids never have groups: no sorted copy (and wrapper) per step for them.
-        groups = groups.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(new TreeMap<>(groups));
+        // RC ids never have groups: no sorted copy per step for them. Guava's ImmutableSortedMap
+        // returns an unchanged immutable map as it is, so a step that leaves the groups alone copies
+        // nothing either (a TreeMap and its unmodifiable wrapper were made per step before).
+        groups = groups.isEmpty() ? Map.of() : ImmutableSortedMap.copyOf(groups);
         Objects.requireNonNull(peerData, "peerData");
         Objects.requireNonNull(requestParams, "requestParams");
     }

@@ -39,6 +39,8 @@ public record PrivateData(MessageKind kind, Bytes wire) {
     public PrivateData {
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(wire, "wire");
+        // Hand-written, not checkArgument: this constructor runs for every connection's private
+        // data on the dispatcher, and the two int arguments would be boxed on the happy path.
         if (wire.length() > kind.wireLimit()) {
             throw new IllegalArgumentException(kind + " private data is " + wire.length()
                     + " bytes on the wire; the transport limit is " + kind.wireLimit());
@@ -58,6 +60,8 @@ public record PrivateData(MessageKind kind, Bytes wire) {
     public static PrivateData encode(MessageKind kind, byte[] payload) {
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(payload, "payload");
+        // Hand-written, not checkArgument: five arguments, four of them ints, would be boxed into
+        // an array on every encode (once per connection) on the happy path.
         if (payload.length > kind.usableBytes()) {
             throw new IllegalArgumentException("private data for " + kind + " is too large: "
                     + payload.length + " bytes, at most " + kind.usableBytes() + " usable ("

@@ -1,5 +1,7 @@
 package org.rdmacm4j.cm.statemachine.machine;
 
+import static com.google.common.base.Preconditions.checkArgument;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -65,9 +67,7 @@ final class MatrixSpec {
                 continue;
             }
             String[] cols = line.split("\\|", -1);
-            if (cols.length != 5) {
-                throw new IllegalArgumentException(name + ":" + (i + 1) + ": expected 5 columns: " + line);
-            }
+            checkArgument(cols.length == 5, "%s:%s: expected 5 columns: %s", name, i + 1, line);
             List<String> inputs = new ArrayList<>();
             for (String in : list(cols[1])) {
                 inputs.addAll(in.startsWith("@") ? group(in, name, i) : List.of(in));
@@ -81,9 +81,7 @@ final class MatrixSpec {
 
     private List<String> group(String g, String file, int line) {
         List<String> members = groups.get(g);
-        if (members == null) {
-            throw new IllegalArgumentException(file + ":" + (line + 1) + ": unknown group " + g);
-        }
+        checkArgument(members != null, "%s:%s: unknown group %s", file, line + 1, g);
         return members;
     }
 
@@ -111,10 +109,8 @@ final class MatrixSpec {
     void checkPhases(Set<String> known, Set<String> shared) {
         for (Rule r : rules) {
             for (String p : r.phases()) {
-                if (!p.equals("*") && !known.contains(p) && !shared.contains(p)) {
-                    throw new IllegalArgumentException("unknown phase " + p + " in " + r.expectation().file()
-                            + ":" + r.expectation().line());
-                }
+                checkArgument(p.equals("*") || known.contains(p) || shared.contains(p),
+                        "unknown phase %s in %s:%s", p, r.expectation().file(), r.expectation().line());
             }
         }
     }

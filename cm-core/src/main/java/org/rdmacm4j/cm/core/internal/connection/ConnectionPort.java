@@ -1,0 +1,20 @@
+package org.rdmacm4j.cm.core.internal.connection;
+
+import org.rdmacm4j.cm.core.internal.port.CmPort;
+import org.rdmacm4j.cm.core.internal.port.NativeId;
+
+/** What RC connections need of the native port beyond every id's: the data paths {@link #createQp} made. */
+public interface ConnectionPort extends CmPort {
+    /**
+     * The message channel made by {@link #createQp}, or null (raw connection: no messaging asked,
+     * or a passive id whose peer offered none).
+     */
+    default DataPath dataPath(NativeId id) {
+        return null;
+    }
+
+    /** The one-sided operations of a connection made by {@link #createQp}, or null. */
+    default OneSided oneSided(NativeId id) {
+        return null;
+    }
+}

@@ -1,0 +1,389 @@
+package org.rdmacm4j.cm.core.internal.connection;
+
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+import org.rdmacm4j.cm.core.AcceptOptions;
+import org.rdmacm4j.cm.core.ConnectOptions;
+import org.rdmacm4j.cm.core.ConnectionFailedException;
+import org.rdmacm4j.cm.core.ConnectionHandler;
+import org.rdmacm4j.cm.core.DataPathException;
+import org.rdmacm4j.cm.core.DeviceRemovedException;
+import org.rdmacm4j.cm.core.KeepaliveOptions;
+import org.rdmacm4j.cm.core.RdmaConnection;
+import org.rdmacm4j.cm.core.RequestExpiredException;
+import org.rdmacm4j.cm.core.internal.id.CmFuture;
+import org.rdmacm4j.cm.core.internal.id.Failures;
+import org.rdmacm4j.cm.core.internal.id.IdDriver;
+import org.rdmacm4j.cm.core.internal.id.IdEngine;
+import org.rdmacm4j.cm.core.internal.id.IdRole;
+import org.rdmacm4j.cm.core.internal.id.JfrEvents;
+import org.rdmacm4j.cm.core.internal.id.Stats;
+import org.rdmacm4j.cm.core.internal.loop.EventLoop;
+import org.rdmacm4j.cm.core.internal.port.NativeId;
+import org.rdmacm4j.cm.core.internal.port.PortCallException;
+import org.rdmacm4j.cm.statemachine.Action;
+import org.rdmacm4j.cm.statemachine.ConnectionPolicy;
+import org.rdmacm4j.cm.statemachine.Input;
+import org.rdmacm4j.cm.statemachine.MachineState;
+import org.rdmacm4j.cm.statemachine.Notice;
+import org.rdmacm4j.cm.statemachine.Outcome;
+import org.rdmacm4j.cm.statemachine.Transport;
+import org.rdmacm4j.cm.statemachine.machine.ActiveConnectionMachine;
+import org.rdmacm4j.cm.statemachine.machine.ActiveState;
+import org.rdmacm4j.cm.statemachine.machine.PassiveConnectionMachine;
+
+/**
+ * RC connections, active and passive: connect and accept, the QP and data paths made with the
+ * id, the handler notices, the futures' values, the verdicts on failures the pollers notice, and
+ * what ends with a connection. The {@link IdRole} of {@link IdDriver.Kind#ACTIVE} and
+ * {@link IdDriver.Kind#PASSIVE} ids.
+ *
+ * <p>Threads: {@link #connect}, {@link #accept} and the {@link ConnectionImpl.Control} methods may
+ * be called from any thread and only queue work; everything else runs on the dispatcher thread.
+ * Nothing here blocks on the application: futures are completed and handlers called through each
+ * id's serial executor on the callback executor.
+ */
+public final class Connections implements IdRole, ConnectionImpl.Control {
+    private static final System.Logger LOG = System.getLogger("org.rdmacm4j.cm.core");
+    /**
+     * How long an unexplained flush (or a keepalive verdict) waits for an explanation before it is a
+     * failure: an event that was already on its way when the poller saw it (a DEVICE_REMOVAL, a QP
+     * async event, a close) is drained and stepped well within it, even on TCG.
+     */
+    public static final long FLUSH_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+    private final IdEngine engine;
+    private final EventLoop loop;
+    private final ConnectionPort port;
+    private final Stats stats;
+    private final Transport defaultTransport;
+    private final StepBarriers barriers;
+
+    public Connections(IdEngine engine, ConnectionPort port, Transport defaultTransport) {
+        this.engine = engine;
+        this.loop = engine.loop();
+        this.port = port;
+        this.stats = engine.stats();
+        this.defaultTransport = defaultTransport;
+        this.barriers = new StepBarriers(engine);
+        engine.serve(this, IdDriver.Kind.ACTIVE, IdDriver.Kind.PASSIVE);
+    }
+
+    // ------------------------------------------------------------------ API entry points (any thread)
+
+    /** Starts an active connect. The arguments are validated by the caller. */
+    public CompletableFuture<RdmaConnection> connect(InetSocketAddress destination, ConnectOptions options,
+                                                     ConnectionHandler handler) {
+        CmFuture<RdmaConnection> f = new CmFuture<>();
+        long started = loop.clockNanos();
+        loop.submit(f, () -> {
+            LockstepGate gate = barriers.gateOf(options.stepBarrier());
+            if (f.isDone()) {
+                barriers.absent(gate);
+                return;   // cancelled before it started: nothing to undo
+            }
+            NativeId nid;
+            try {
+                nid = port.createId();
+            } catch (PortCallException e) {
+                barriers.absent(gate);
+                f.completeExceptionally(new ConnectionFailedException("connect to " + destination + ": "
+                        + e.getMessage(), List.of(), e));
+                stats.connectFailed("ConnectionFailedException");
+                return;
+            }
+            ActiveConnectionMachine machine = new ActiveConnectionMachine(activePolicy(options));
+            ConnectionDriver d = engine.register(new ConnectionDriver(IdDriver.Kind.ACTIVE, engine.nextSerial(),
+                    machine, ActiveState.initial(), engine.historySize(), engine.now(), engine.newCallbacks()), nid);
+            d.lockstep = gate;
+            d.lockstepDeadline = loop.freshNanos() + options.deadlines().connect().toNanos();   // a deadline starts now
+            d.source = options.source();
+            d.destination = destination;
+            d.qp = options.qp();
+            d.messaging = options.messaging();
+            d.typeOfService = options.typeOfService();
+            d.ackTimeout = options.ackTimeout();
+            d.keepalive = options.keepalive();
+            d.connection = new ConnectionImpl(this, d, handler, started);
+            d.connection.peer = destination;
+            long req = engine.owe(d, f, x -> d.connection);
+            d.openRequest = req;
+            f.onCancel(() -> loop.execute(() -> engine.feed(d, new Input.Command.Cancel())));
+            stats.connectsStarted.increment();
+            engine.feed(d, new Input.Command.Connect(req, options.privateData()));
+            if (f.isCancelled()) {
+                engine.feed(d, new Input.Command.Cancel());
+            }
+        });
+        return f;
+    }
+
+    /**
+     * The passive id of a request a listener offers, on the machine the listener opened for it.
+     * Dispatcher thread (inside the listener's step); the caller runs the opened actions.
+     */
+    public IdDriver openPassive(NativeId nid, PassiveConnectionMachine machine, MachineState<?> opened,
+                                IdDriver offeredBy, KeepaliveOptions keepalive,
+                                CompletableFuture<RequestExpiredException> expired) {
+        ConnectionDriver p = engine.register(new ConnectionDriver(IdDriver.Kind.PASSIVE, engine.nextSerial(), machine,
+                opened, engine.historySize(), engine.now(), engine.newCallbacks()), nid);
+        p.offeredBy = offeredBy;
+        p.keepalive = keepalive;
+        p.requestExpired = expired;
+        return p;
+    }
+
+    /** Accepts an offered request on its passive id. Any thread. */
+    public CompletableFuture<RdmaConnection> accept(IdDriver passive, InetSocketAddress peer, InetSocketAddress local,
+                                                    ConnectionHandler handler, AcceptOptions options) {
+        CmFuture<RdmaConnection> f = new CmFuture<>();
+        ConnectionDriver p = (ConnectionDriver) passive;
+        // An offered request's decision deadline runs: the accept must not queue behind a burst.
+        loop.submitAnswer(f, () -> {
+            if (p.connection == null) {
+                p.connection = new ConnectionImpl(this, p, handler, loop.turnNanos());
+                p.connection.peer = peer;
+                p.connection.local = local;
+                p.qp = options.qp();
+                p.messaging = options.messaging();
+                p.ackTimeout = options.ackTimeout();
+            }
+            long req = engine.owe(p, f, x -> p.connection);
+            p.openRequest = req;
+            f.onCancel(() -> loop.execute(() -> engine.feed(p, new Input.Command.Cancel())));
+            engine.feed(p, new Input.Command.Accept(req, options.privateData()));
+        });
+        return f;
+    }
+
+    @Override
+    public CompletableFuture<Void> close(IdDriver driver, boolean abort) {
+        return engine.closeCommand(driver, abort ? Input.Command.Abort::new : Input.Command.Close::new);
+    }
+
+    /** Fires what is due of the step barriers. Dispatcher thread, each loop turn before the machine timers. */
+    public void expireStepBarrierWaits(long now) {
+        barriers.expireWaits(now);
+    }
+
+    // ------------------------------------------------------------------ the role (dispatcher thread)
+
+    @Override
+    public boolean runNative(IdDriver id, Action.NativeCall call) {
+        if (!(call instanceof Action.CreateQp)) {
+            return false;   // Accept: the generic rdma_accept; the others are not RC calls
+        }
+        ConnectionDriver d = (ConnectionDriver) id;
+        port.createQp(d.nativeId, d.qp, d.messaging);
+        ConnectionImpl conn = d.connection;
+        if (conn != null) {
+            DataPath dp = port.dataPath(d.nativeId);
+            if (dp != null) {
+                dp.bind(conn);
+                conn.dataPath = dp;
+            }
+            OneSided ops = port.oneSided(d.nativeId);
+            if (ops != null) {
+                ops.bind(conn);
+                conn.oneSided = ops;
+            }
+            conn.raw = port.raw(d.nativeId);
+            if (dp == null) {
+                port.rawCompletions(d.nativeId, conn::rawCompletion);
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public boolean holds(IdDriver d, Input in) {
+        ConnectionDriver c = (ConnectionDriver) d;
+        return c.lockstep != null && barriers.held(c, in);
+    }
+
+    @Override
+    public Object value(IdDriver d, Outcome outcome) {
+        if (outcome instanceof Outcome.Connected c) {
+            connected((ConnectionDriver) d, c);
+        }
+        return outcome;
+    }
+
+    @Override
+    public CompletableFuture<Void> closedFuture(IdDriver d) {
+        ConnectionImpl c = ((ConnectionDriver) d).connection;
+        return c == null ? null : c.closed;
+    }
+
+    /** Fills in the connection's addresses and the peer's data (once). */
+    private void connected(ConnectionDriver d, Outcome.Connected c) {
+        ConnectionImpl conn = d.connection;
+        if (conn == null || conn.establishedNanos != 0) {
+            return;
+        }
+        conn.local = port.localAddress(d.nativeId);
+        conn.peer = port.peerAddress(d.nativeId);
+        conn.peerData = c.peerData().payload().toArray();
+        conn.establishedNanos = loop.turnNanos();
+        if (d.keepalive != null) {
+            // Ticks on the connection's poller from here on; the QP is in RTS only now.
+            port.startKeepalive(d.nativeId, d.keepalive, conn::peerUnresponsive);
+        }
+        if (d.kind == IdDriver.Kind.ACTIVE) {
+            stats.connectsSucceeded.increment();
+        } else {
+            stats.accepts.increment();
+        }
+        if (JfrEvents.on()) {
+            JfrEvents.Established jfr = new JfrEvents.Established();
+            if (jfr.shouldCommit()) {
+                jfr.connection = d.name();
+                jfr.peer = String.valueOf(conn.peer);
+                jfr.setupNanos = conn.establishedNanos - conn.startedNanos;
+                jfr.commit();
+            }
+        }
+    }
+
+    @Override
+    public void notice(IdDriver id, Notice n) {
+        ConnectionDriver d = (ConnectionDriver) id;
+        switch (n) {
+            case Notice.Established e -> {
+                connected(d, e.connection());
+                handler(d, (h, c) -> h.onEstablished(c));
+            }
+            case Notice.Disconnected x -> handler(d, (h, c) -> h.onDisconnected(c));
+            case Notice.Error e -> {
+                var ex = Failures.forHandler(e.failure(), d.name(), d.historySnapshot());
+                handler(d, (h, c) -> h.onError(c, ex));
+            }
+            case Notice.AddressChanged x -> handler(d, (h, c) -> h.onAddressChanged(c));
+            case Notice.DeviceRemoved x -> {
+                var ex = new DeviceRemovedException(d.name() + ": the RDMA device was removed", d.historySnapshot());
+                handler(d, (h, c) -> h.onError(c, ex));
+            }
+            case Notice.Async a -> handler(d, (h, c) -> h.onAsyncEvent(c, a.event()));
+            case Notice.RequestExpired r -> {
+                if (d.requestExpired != null) {
+                    var ex = (RequestExpiredException) Failures.toException(r.failure(), d.name(), d.historySnapshot());
+                    CompletableFuture<RequestExpiredException> expired = d.requestExpired;
+                    d.callbacks.execute(() -> expired.complete(ex));
+                }
+            }
+            case Notice.MulticastRejoined m -> LOG.log(Level.DEBUG, d.name() + ": rejoined " + m.group());
+            case Notice.MulticastLost m -> LOG.log(Level.WARNING, d.name() + ": lost multicast group " + m.group());
+        }
+    }
+
+    @Override
+    public void retired(IdDriver id) {
+        ConnectionDriver d = (ConnectionDriver) id;
+        if (d.lockstep != null) {   // the others no longer wait for it
+            barriers.leave(d);
+        }
+        ConnectionImpl c = d.connection;
+        if (c == null) {
+            return;
+        }
+        if (c.establishedNanos != 0) {
+            stats.disconnects.increment();   // an established connection ended, whoever closed it
+        }
+        if (JfrEvents.on()) {
+            JfrEvents.Closed jfr = new JfrEvents.Closed();
+            if (jfr.shouldCommit()) {
+                jfr.connection = d.name();
+                jfr.lifetimeNanos = loop.clockNanos() - d.createdNanos;
+                jfr.leaked = d.leaked;
+                jfr.commit();
+            }
+        }
+        d.callbacks.execute(() -> c.closed.complete(null));
+        handler(d, (h, conn) -> h.onClosed(conn));
+    }
+
+    @Override
+    public void crashed(IdDriver d, ConnectionFailedException ex) {
+        handler((ConnectionDriver) d, (h, c) -> h.onError(c, ex));
+    }
+
+    private void handler(ConnectionDriver d, BiConsumer<ConnectionHandler, ConnectionImpl> call) {
+        ConnectionImpl c = d.connection;
+        if (c == null || c.handler == null) {
+            return;
+        }
+        d.callbacks.execute(() -> {
+            try {
+                call.accept(c.handler, c);
+            } catch (Throwable t) {
+                callbackFailed(c, t);
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------ verdicts on what the pollers noticed
+
+    /**
+     * The message channel's receives flushed while the connection was not being torn down by us
+     * ({@code FailedCompletion.UNEXPLAINED_FLUSH}). Poller thread. Only the dispatcher moves a QP to
+     * ERR on purpose, and always after the machine left ESTABLISHED; so if the connection is still
+     * ESTABLISHED after the grace ({@link #judgeAfterGrace}), nothing we did and nothing the CM or the
+     * device reported explains the flush: the transport or the application moved the QP to ERR (a
+     * peer's RDMA access with a key it was never given, say), and the connection has failed.
+     */
+    @Override
+    public void unexplainedFlush(ConnectionImpl c, org.rdmacm4j.verbs.ibv.WcStatus status) {
+        judgeAfterGrace(c, () -> Failures.completionFailed(c.driver.name() + ": the queue pair went to the error "
+                + "state (its receives completed with " + status.cName() + ") with no disconnect or close from either "
+                + "side and no event that explains it; the peer may have made an RDMA access this connection never "
+                + "allowed (a key it was not given); the connection is being torn down", status, c.history()));
+    }
+
+    /**
+     * The keepalive gave up on {@code c} (a probe unanswered for its misses, or failed). Poller
+     * thread. Judged like an unexplained flush ({@link #judgeAfterGrace}): a peer that closed
+     * normally has its DISCONNECTED (or a device its DEVICE_REMOVAL) already on the way when its
+     * probes stop being answered, and that explanation, not "unresponsive", is how the connection ended.
+     */
+    @Override
+    public void keepaliveVerdict(ConnectionImpl c, Supplier<DataPathException> failure) {
+        judgeAfterGrace(c, failure);
+    }
+
+    /**
+     * A failure the poller noticed, decided on the dispatcher {@link #FLUSH_GRACE_NANOS} later: if
+     * the connection is still ESTABLISHED then, nothing explained it and it fails with {@code failure};
+     * otherwise a teardown (ours, the peer's, the device's) began meanwhile and the notice is dropped.
+     * Judging on the dispatcher makes the rule race-free: every event that tears the connection down
+     * is stepped there too, before or after, never during.
+     */
+    private void judgeAfterGrace(ConnectionImpl c, Supplier<DataPathException> failure) {
+        // An answer, not a task: behind a burst of user tasks (TASKS_PER_TURN per turn) the grace would start late.
+        loop.answer(() -> loop.runAt(loop.clockNanos() + FLUSH_GRACE_NANOS, () -> {
+            IdDriver d = c.driver;
+            if (d.retired || !"ESTABLISHED".equals(d.phase())) {
+                return;   // a teardown (ours, the peer's, the device's) began meanwhile: it explains the notice
+            }
+            c.dataPathFailed(failure.get());
+        }));
+    }
+
+    /** A user callback of {@code c} threw. Any thread. */
+    @Override
+    public void callbackFailed(ConnectionImpl c, Throwable t) {
+        stats.callbackFailures.increment();
+        LOG.log(Level.WARNING, "a ConnectionHandler callback of " + c + " threw; ignored", t);
+    }
+
+    // ------------------------------------------------------------------ policies
+
+    private ConnectionPolicy activePolicy(ConnectOptions o) {
+        return new ConnectionPolicy(defaultTransport, o.deadlines(), o.retry(), o.tuning(),
+                o.awaitTimewaitExit(), true, false, 3);
+    }
+}

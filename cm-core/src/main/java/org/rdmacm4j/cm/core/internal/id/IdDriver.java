@@ -1,0 +1,144 @@
+package org.rdmacm4j.cm.core.internal.id;
+
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.function.BiFunction;
+import org.rdmacm4j.cm.core.HistoryEntry;
+import org.rdmacm4j.cm.core.internal.loop.SerialExecutor;
+import org.rdmacm4j.cm.core.internal.loop.TimerOwner;
+import org.rdmacm4j.cm.core.internal.port.NativeId;
+import org.rdmacm4j.cm.statemachine.CmIdMachine;
+import org.rdmacm4j.cm.statemachine.Input;
+import org.rdmacm4j.cm.statemachine.MachineState;
+import org.rdmacm4j.cm.statemachine.Transition;
+
+/**
+ * One rdma_cm_id as the dispatcher drives it, whatever its kind: its state machine and current
+ * state, its native handle, the futures its machine owes (by request number), its history, and
+ * the id options every kind's actions read. What only one kind needs (a connection's QP options,
+ * a listener's public face, an endpoint's memberships) lives in that kind's subclass, in its own
+ * package; what only one kind does is its {@link IdRole}'s. Mutable state is touched by the
+ * dispatcher thread only; {@link #history} and {@link #phase} may be read by any thread.
+ */
+public abstract class IdDriver extends TimerOwner implements NativeId.Owner {
+    public enum Kind {
+        ACTIVE, PASSIVE, LISTENER,
+        /** A datagram endpoint's UD id: owns the UD QP and the multicast memberships. */
+        DATAGRAM,
+        /** A datagram endpoint's UD listener: offers SIDR requests, which are answered at once. */
+        DATAGRAM_LISTENER,
+        /** A SIDR query of {@code DatagramEndpoint.resolve}: no QP of its own, closed once answered. */
+        SIDR_QUERY,
+        /** The id of one SIDR request: no QP of its own, the reply names the endpoint's QP; closed once sent. */
+        SIDR_ANSWER;
+
+        public boolean ud() {
+            return ordinal() >= DATAGRAM.ordinal();
+        }
+    }
+
+    /** How a completed future's Outcome becomes the value the user sees. */
+    public record Owed(CmFuture<Object> future, java.util.function.Function<Object, Object> value) { }
+
+    public final Kind kind;
+    public final long serial;
+    private final BiFunction<MachineState<?>, Input, Transition<? extends MachineState<?>>> stepper;
+    private MachineState<?> state;
+    private volatile String phase;
+    /** Whether {@link #state}'s phase is terminal: read once per adopted state, not per question. */
+    private boolean terminal;
+    public final History history;
+    public final OwedFutures<Owed> owed = new OwedFutures<>();
+    /** The engine's list of live ids (IdEngine#liveIds): whether this one is in it, and its neighbours. */
+    boolean isLive;
+    IdDriver livePrev;
+    IdDriver liveNext;
+    public final SerialExecutor callbacks;
+    public final long createdNanos;
+
+    public NativeId nativeId;
+    /** rdma_destroy_id ran for the current native id: no native call may name it again. */
+    public boolean idDestroyed;
+    /** The machine reached its terminal phase and the driver was retired. */
+    public boolean retired;
+    /** Resources the port failed to free (a quiesce deadline passed): reported, never destroyed. */
+    public boolean leaked;
+
+    // What the generic actions need that the machine does not carry.
+    public InetSocketAddress source;
+    public InetSocketAddress destination;
+    /** RDMA_OPTION_ID_TOS to set before each rdma_resolve_route (active ids), or empty. */
+    public OptionalInt typeOfService = OptionalInt.empty();
+    /** RDMA_OPTION_ID_ACK_TIMEOUT to set before each rdma_connect / rdma_accept, or empty. */
+    public OptionalInt ackTimeout = OptionalInt.empty();
+    /** Passive ids: the listener that offered the request (gets RequestSettled). */
+    public IdDriver offeredBy;
+    public boolean requestSettled;
+    /** The request number of the connect/accept future (for counters), 0 if none. */
+    public long openRequest;
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    protected IdDriver(Kind kind, long serial, CmIdMachine<?, ?> machine, MachineState<?> initial,
+                       int historySize, long nowNanos, SerialExecutor callbacks) {
+        this.kind = kind;
+        this.serial = serial;
+        CmIdMachine raw = machine;
+        this.stepper = (s, in) -> raw.step((MachineState) s, in);
+        this.state = initial;
+        this.phase = initial.phase().name();
+        this.terminal = ((org.rdmacm4j.cm.statemachine.Phase) initial.phase()).terminal();
+        this.history = new History(historySize, nowNanos);
+        this.createdNanos = nowNanos;
+        this.callbacks = callbacks;
+    }
+
+    /** One machine step; the caller runs the actions. Dispatcher thread only. */
+    public Transition<? extends MachineState<?>> step(Input input, long nowNanos) {
+        Transition<? extends MachineState<?>> t = stepper.apply(state, input);
+        adopt(t.next(), input, nowNanos);
+        return t;
+    }
+
+    /** Takes the state of a transition that did not come from {@link #step} (a machine's open()). */
+    public void adopt(MachineState<?> next, Input cause, long nowNanos) {
+        state = next;
+        org.rdmacm4j.cm.statemachine.Phase p = (org.rdmacm4j.cm.statemachine.Phase) next.phase();
+        phase = p.name();
+        terminal = p.terminal();
+        if (cause == null) {
+            history.add(nowNanos, phase, "open");
+        } else {
+            history.add(nowNanos, phase, cause);   // described when the history is read
+        }
+    }
+
+    public boolean terminal() {
+        return terminal;
+    }
+
+    public String phase() {
+        return phase;
+    }
+
+    public List<HistoryEntry> historySnapshot() {
+        return history.snapshot();
+    }
+
+    public String name() {
+        return switch (kind) {
+            case ACTIVE -> "connection#" + serial + " (active)";
+            case PASSIVE -> "connection#" + serial + " (passive)";
+            case LISTENER -> "listener#" + serial;
+            case DATAGRAM -> "datagram#" + serial;
+            case DATAGRAM_LISTENER -> "datagram-listener#" + serial;
+            case SIDR_QUERY -> "sidr-query#" + serial;
+            case SIDR_ANSWER -> "sidr-answer#" + serial;
+        };
+    }
+
+    @Override
+    public String toString() {
+        return name() + " [" + phase + "]";
+    }
+}

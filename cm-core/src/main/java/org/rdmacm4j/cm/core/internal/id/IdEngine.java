@@ -1,0 +1,398 @@
+package org.rdmacm4j.cm.core.internal.id;
+
+import java.lang.System.Logger.Level;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.LongFunction;
+import org.rdmacm4j.cm.core.ConnectionClosedException;
+import org.rdmacm4j.cm.core.ConnectionFailedException;
+import org.rdmacm4j.cm.core.internal.loop.EventLoop;
+import org.rdmacm4j.cm.core.internal.loop.SerialExecutor;
+import org.rdmacm4j.cm.core.internal.loop.TimerQueue;
+import org.rdmacm4j.cm.core.internal.port.CmPort;
+import org.rdmacm4j.cm.core.internal.port.NativeId;
+import org.rdmacm4j.cm.core.internal.port.PortCallException;
+import org.rdmacm4j.cm.statemachine.Action;
+import org.rdmacm4j.cm.statemachine.Input;
+import org.rdmacm4j.cm.statemachine.MachineState;
+import org.rdmacm4j.cm.statemachine.Transition;
+
+/**
+ * Drives every id's state machine, whatever its kind: feeds one input at a time to one machine, and runs the actions that mean the same for every
+ * kind (native calls on the id, timers, futures, requests refused, teardown) with the CallFailed
+ * contract; the kind's {@link IdRole} runs the rest. It owns the set of live ids and retires them.
+ * The events reach it through {@link EventRouter}; futures are settled by {@link Completions}.
+ *
+ * <p>Dispatcher thread only, except {@link #command}, {@link #closeCommand} and the counters, which
+ * only queue work or read.
+ */
+public final class IdEngine {
+    private static final System.Logger LOG = System.getLogger("org.rdmacm4j.cm.core");
+
+    private final CmPort port;
+    private final EventLoop loop;
+    private final TimerQueue<IdDriver> timers;
+    private final Executor callbackBase;
+    private final int historySize;
+    private final Stats stats = new Stats();
+    private final IdRole[] roles = new IdRole[IdDriver.Kind.values().length];
+    private final LiveIds live = new LiveIds();
+    private final OfferedRequests offered = new OfferedRequests();
+    private final Completions completions;
+    private final NativeCalls nativeCalls;
+
+    /** An input for another id produced while an id's actions ran; fed once that step is done. */
+    private record Deferred(IdDriver driver, Input input) { }
+
+    private final ArrayDeque<Deferred> deferred = new ArrayDeque<>();
+    private boolean feeding;
+    private long eventSeq;
+    private long requestSeq;
+    private long idSerial;
+
+    public IdEngine(CmPort port, EventLoop loop, TimerQueue<IdDriver> timers, Executor callbackBase, int historySize) {
+        this.port = port;
+        this.loop = loop;
+        this.timers = timers;
+        this.callbackBase = callbackBase;
+        this.historySize = historySize;
+        this.completions = new Completions(stats);
+        this.nativeCalls = new NativeCalls(port);
+    }
+
+    /** Registers the role that runs the kind-specific actions of {@code kinds}. Before the loop starts. */
+    public void serve(IdRole role, IdDriver.Kind... kinds) {
+        for (IdDriver.Kind k : kinds) {
+            roles[k.ordinal()] = role;
+        }
+    }
+
+    private IdRole role(IdDriver d) {
+        return roles[d.kind.ordinal()];
+    }
+
+    // ------------------------------------------------------------------ what the kinds use
+
+    public Stats stats() {
+        return stats;
+    }
+
+    public EventLoop loop() {
+        return loop;
+    }
+
+    /** The current turn's clock read. Dispatcher thread. */
+    public long now() {
+        return loop.turnNanos();
+    }
+
+    public int historySize() {
+        return historySize;
+    }
+
+    /** The serial number of a new driver. Dispatcher thread. */
+    public long nextSerial() {
+        return ++idSerial;
+    }
+
+    /** A new request number, to key a future in a driver's {@link IdDriver#owed}. Dispatcher thread. */
+    public long nextRequest() {
+        return ++requestSeq;
+    }
+
+    /** A new id's own serial executor for its callbacks and future completions. */
+    public SerialExecutor newCallbacks() {
+        return new SerialExecutor(callbackBase);
+    }
+
+    /** A driver just made for {@code nid}: attach it and count it live. Dispatcher thread. */
+    public <D extends IdDriver> D register(D d, NativeId nid) {
+        nid.attach(d);
+        d.nativeId = nid;
+        live.add(d);
+        stats.liveIds = live.size();
+        return d;
+    }
+
+    /** The live ids, in creation order (a copy). Dispatcher thread. */
+    public List<IdDriver> liveIds() {
+        return live.snapshot();
+    }
+
+    /** Takes the native id of an offered CONNECT_REQUEST, or null if it was taken or refused. Dispatcher thread. */
+    public NativeId takeOffered(long eventSeq) {
+        return offered.take(eventSeq);
+    }
+
+    /** The CONNECT_REQUEST ids between their event and the listener's decision. Dispatcher thread. */
+    OfferedRequests offered() {
+        return offered;
+    }
+
+    /** The sequence number of the next event routed to an id. Dispatcher thread. */
+    long nextEventSeq() {
+        return ++eventSeq;
+    }
+
+    CmPort port() {
+        return port;
+    }
+
+    /** Records a future owed by {@code d}'s machine under a new request number, which it returns. */
+    @SuppressWarnings("unchecked")
+    public long owe(IdDriver d, CmFuture<?> f, java.util.function.Function<Object, Object> value) {
+        long req = ++requestSeq;
+        d.owed.put(req, new IdDriver.Owed((CmFuture<Object>) f, value));
+        return req;
+    }
+
+    // ------------------------------------------------------------------ commands (any thread)
+
+    /** Close, abort or reject-like commands that complete with nothing. After shutdown: done at once. */
+    public CompletableFuture<Void> closeCommand(IdDriver d, LongFunction<Input.Command> make) {
+        if (loop.closedNormally()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return command(d, make);
+    }
+
+    /** Queues a command for {@code d}'s machine whose future completes with nothing. Any thread. */
+    public CompletableFuture<Void> command(IdDriver d, LongFunction<Input.Command> make) {
+        CmFuture<Void> f = new CmFuture<>();
+        loop.submit(f, () -> feed(d, make.apply(owe(d, f, x -> null))));
+        return f;
+    }
+
+    /** Feeds Close to a live id with a future nobody waits for. Dispatcher thread. */
+    public void closeQuietly(IdDriver d) {
+        if (d == null || d.retired) {
+            return;
+        }
+        feed(d, new Input.Command.Close(owe(d, new CmFuture<Void>(), x -> null)));
+    }
+
+    /** Fires the machine timers due at {@code now}. Dispatcher thread. */
+    public void fireTimers(long now) {
+        TimerQueue.Expiry<IdDriver> e;
+        while ((e = timers.pollDue(now)) != null) {
+            feed(e.owner(), new Input.TimerExpired(e.kind(), e.generation()));
+        }
+    }
+
+    // ------------------------------------------------------------------ stepping
+
+    /**
+     * Feeds one input to one id and runs its actions; then the follow-up CallFailed or
+     * CallsSucceeded the contract requires, before any other input of that id. Not re-entrant:
+     * inputs produced for other ids while actions run are queued and fed afterwards, in order.
+     */
+    public void feed(IdDriver d, Input first) {
+        if (feeding) {
+            deferred.add(new Deferred(d, first));
+            return;
+        }
+        feeding = true;
+        try {
+            step(d, first);
+            Deferred next;
+            while ((next = deferred.poll()) != null) {
+                step(next.driver(), next.input());
+            }
+        } finally {
+            feeding = false;
+        }
+    }
+
+    /**
+     * Steps {@code in} on {@code d} now, even inside another step (a role releasing inputs it held:
+     * they happened before the input being fed). Dispatcher thread.
+     */
+    public void step(IdDriver d, Input first) {
+        try {
+            if (role(d).holds(d, first)) {
+                return;
+            }
+            Input in = first;
+            while (in != null) {
+                Transition<? extends MachineState<?>> t = d.step(in, loop.turnNanos());
+                if (d.terminal() && live.remove(d)) {   // uncounted before its last futures go out (RejectStormIT)
+                    stats.liveIds = live.size();
+                }
+                in = run(d, t.actions());
+            }
+            if (d.terminal() && !d.retired) {
+                retire(d);
+            }
+        } catch (RuntimeException | LinkageError | AssertionError e) {
+            crash(d, e);
+        }
+    }
+
+    /**
+     * Runs the actions of a machine's open() on an id just made (a request's passive or SIDR id),
+     * and feeds the follow-up input, if any (deferred: this runs inside the listener's step).
+     */
+    public void runOpened(IdDriver d, List<Action> actions) {
+        Input follow = run(d, actions);
+        if (follow != null) {
+            feed(d, follow);
+        }
+    }
+
+    /** Runs actions in order; returns the follow-up input (CallFailed, CallsSucceeded) or null. */
+    private Input run(IdDriver d, List<Action> actions) {
+        boolean nativeCallRan = false;
+        // Indexed (the list is an immutable, random-access copy): no iterator per step.
+        for (int i = 0, n = actions.size(); i < n; i++) {
+            Action a = actions.get(i);
+            if (a instanceof Action.NativeCall call) {
+                try {
+                    nativeCalls.run(d, call, role(d));
+                    nativeCallRan = true;
+                } catch (PortCallException e) {
+                    LOG.log(Level.DEBUG, () -> d.name() + ": " + e.getMessage());
+                    return new Input.CallFailed(call, e.errno());
+                }
+            } else {
+                runAction(d, a);
+            }
+        }
+        return nativeCallRan ? new Input.CallsSucceeded() : null;
+    }
+
+    private void runAction(IdDriver d, Action a) {
+        switch (a) {
+            // Bookkeeping only: verbs acked each event when it copied it (CmEventChannel, DeviceContext).
+            case Action.AckCmEvent x -> { }
+            case Action.AckAsyncEvent x -> { }
+            case Action.Reject r -> {
+                port.reject(d.nativeId, r.privateData());
+                stats.rejects.increment();
+            }
+            case Action.Notify n -> port.notifyEstablished(d.nativeId);
+            case Action.Disconnect x -> port.disconnect(d.nativeId);
+            case Action.DrainQp x -> port.drainQp(d.nativeId,
+                    () -> loop.answer(() -> feed(d, new Input.Quiesced(Input.Resource.QP))));
+            case Action.QuiesceCq x -> port.quiesceCq(d.nativeId,
+                    () -> loop.answer(() -> feed(d, new Input.Quiesced(Input.Resource.CQ))));
+            case Action.DestroyQp x -> port.destroyQp(d.nativeId);
+            case Action.DestroyCq x -> port.destroyCq(d.nativeId);
+            case Action.DestroyCompChannel x -> port.destroyCompChannel(d.nativeId);
+            case Action.DestroyId x -> {
+                if (d.idDestroyed) {
+                    LOG.log(Level.WARNING, d.name() + ": a second DestroyId ignored");
+                } else {
+                    port.destroyId(d.nativeId);
+                    d.idDestroyed = true;
+                }
+            }
+            case Action.LeakId x -> {
+                port.leak(d.nativeId, x.why());
+                d.leaked = true;
+                d.idDestroyed = true;
+                LOG.log(Level.WARNING, d.name() + ": native objects given up (" + x.why() + ")\n"
+                        + d.historySnapshot());
+            }
+            case Action.LeaveMulticast x -> role(d).leaveMulticast(d, x.group());
+            case Action.OfferRequest o -> role(d).offer(d, o.request());
+            case Action.RefuseRequest r -> refuse(r.request(), r.rejectData());
+            case Action.SettleRequest s -> settle(d);
+            case Action.ArmTimer t -> timers.arm(d, t.kind(), t.generation(), loop.freshNanos() + t.delayNanos());
+            case Action.CancelTimer t -> timers.cancel(d, t.kind());
+            case Action.CompleteFuture c -> completions.complete(d, role(d), c.request(), c.outcome());
+            case Action.FailFuture f -> completions.fail(d, f.request(), f.failure());
+            case Action.CallHandler h -> role(d).notice(d, h.notice());
+            case Action.LogUnexpected u -> LOG.log(Level.DEBUG, () -> d.name() + ": unexpected " + u.input()
+                    + " in " + u.phase() + ": " + u.why());
+            case Action.NativeCall n -> throw new AssertionError("native calls run in runNative: " + n);
+        }
+    }
+
+    // ------------------------------------------------------------------ requests
+
+    private void refuse(Input.CmEvent request, org.rdmacm4j.cm.statemachine.Bytes rejectData) {
+        NativeId nid = offered.take(request.seq());
+        if (nid == null) {
+            LOG.log(Level.WARNING, "RefuseRequest for an unknown request " + request.seq());
+            return;
+        }
+        port.reject(nid, rejectData);
+        port.destroyId(nid);
+        stats.rejects.increment();
+    }
+
+    private void settle(IdDriver d) {
+        if (d.offeredBy != null && !d.requestSettled) {
+            d.requestSettled = true;
+            IdDriver l = d.offeredBy;
+            feed(l, new Input.RequestSettled());
+        }
+    }
+
+    // ------------------------------------------------------------------ the end of an id
+
+    /** The machine reached its terminal phase: settle what is left and tell the application. */
+    private void retire(IdDriver d) {
+        if (d.retired) {
+            return;
+        }
+        d.retired = true;
+        timers.cancelAll(d);
+        live.remove(d);
+        stats.liveIds = live.size();
+        if (!d.owed.isEmpty()) {
+            completions.failAll(d, new ConnectionClosedException(d.name() + " closed", d.historySnapshot()));
+        }
+        if (d.offeredBy != null) {
+            settle(d);
+        }
+        role(d).retired(d);
+    }
+
+    /**
+     * An unexpected exception while driving one id (a bug): log it with the id's history, fail that
+     * id's futures, free what can be freed without blocking, and keep the dispatcher going.
+     */
+    private void crash(IdDriver d, Throwable e) {
+        LOG.log(Level.ERROR, d.name() + " failed inside the dispatcher; only this id is affected\n"
+                + d.historySnapshot(), e);
+        ConnectionFailedException ex = new ConnectionFailedException(d.name() + ": internal error: " + e,
+                d.historySnapshot(), e);
+        completions.failAll(d, ex);
+        role(d).crashed(d, ex);
+        NativeId nid = d.nativeId;
+        if (nid != null && !d.idDestroyed) {
+            d.idDestroyed = true;
+            try {
+                port.quiesceCq(nid, () -> loop.answer(() -> {
+                    port.destroyQp(nid);
+                    port.destroyCq(nid);
+                    port.destroyCompChannel(nid);
+                    port.destroyId(nid);
+                }));
+            } catch (RuntimeException again) {
+                port.leak(nid, "crashed and could not be quiesced: " + again);
+                d.leaked = true;
+            }
+        }
+        retire(d);
+    }
+
+    /** After the loop: whatever is still live (close deadline passed, or the loop died) is given up. */
+    public void retireAllForShutdown(Throwable cause) {
+        for (IdDriver d : liveIds()) {
+            RuntimeException ex = cause == null
+                    ? new ConnectionClosedException(d.name() + ": the RdmaCm closed before it did", d.historySnapshot())
+                    : new ConnectionFailedException(d.name() + ": the rdmacm4j dispatcher died", d.historySnapshot(),
+                    cause);
+            completions.failAll(d, ex);
+            if (!d.idDestroyed && d.nativeId != null) {
+                port.leak(d.nativeId, "still open when its RdmaCm stopped");
+                d.leaked = true;
+            }
+            retire(d);
+        }
+    }
+}

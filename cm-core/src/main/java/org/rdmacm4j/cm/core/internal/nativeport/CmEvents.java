@@ -1,0 +1,185 @@
+package org.rdmacm4j.cm.core.internal.nativeport;
+
+import java.util.List;
+import java.util.Map;
+import org.rdmacm4j.cm.core.internal.connection.ChannelOffer;
+import org.rdmacm4j.cm.core.internal.port.CmPort.EventSink;
+import org.rdmacm4j.cm.statemachine.AsyncEventType;
+import org.rdmacm4j.cm.statemachine.Bytes;
+import org.rdmacm4j.cm.statemachine.CmEventType;
+import org.rdmacm4j.cm.statemachine.EventParams;
+import org.rdmacm4j.verbs.cm.CmEvent;
+import org.rdmacm4j.verbs.cm.CmEventChannel;
+import org.rdmacm4j.verbs.cm.CmId;
+import org.rdmacm4j.verbs.cm.ConnParam;
+import org.rdmacm4j.verbs.ibv.AsyncEvent;
+
+/**
+ * Drains what the kernel has to say, without waiting: the rdma_cm event channel (each event's id
+ * found, or made for a connect request; its parameters decoded, a message-channel offer taken out
+ * of the private data; a multicast event matched to its group) and the async events of every
+ * device in use (routed to the id whose QP or CQ they are about, or to every id on the device).
+ *
+ * <p>Threads: the dispatcher's.
+ */
+final class CmEvents {
+    private final CmEventChannel channel;
+    private final Map<CmId, VerbsId> ids;
+    private final Devices devices;
+    private final QueuePairs queuePairs;
+
+    /** {@code ids} is the port's table of ids, shared: a connect request adds its new id to it. */
+    CmEvents(CmEventChannel channel, Map<CmId, VerbsId> ids, Devices devices, QueuePairs queuePairs) {
+        this.channel = channel;
+        this.ids = ids;
+        this.devices = devices;
+        this.queuePairs = queuePairs;
+    }
+
+    /**
+     * Hands every rdma_cm event that is ready to the sink (reads the channel to EAGAIN) if the
+     * last epoll_wait reported the channel ready, then every device's async events if it reported
+     * an async fd ready (VerbsCmPort#await).
+     */
+    void drain(EventSink s, boolean channelReady, boolean async) {
+        while (channelReady) {
+            CmEvent e;
+            try {
+                e = channel.getEvent();   // copied and acked inside
+            } catch (IllegalStateException unknownId) {
+                s.unroutable(unknownId.getMessage());
+                continue;
+            }
+            if (e == null) {
+                break;
+            }
+            deliver(e, s);
+        }
+        if (async) {
+            for (Device d : devices.inUse()) {
+                drainAsync(d, s);
+            }
+        }
+    }
+
+    private void deliver(CmEvent e, EventSink s) {
+        VerbsId id = ids.get(e.id());
+        if (id == null) {
+            id = new VerbsId(e.id());   // CONNECT_REQUEST: librdmacm created this id for the request
+            id.passive = true;
+            ids.put(e.id(), id);
+        }
+        VerbsId listen = e.listenId() == null ? null : ids.get(e.listenId());
+        var type = CmEventType.find(e.type().value());
+        if (type.isEmpty()) {
+            s.unroutable("unknown rdma_cm event " + e.type() + " ignored");
+            return;
+        }
+        s.cmEvent(id, listen, type.get(), e.status(), params(e, id, type.get()));
+    }
+
+    /**
+     * The event's parameters, with a message-channel offer taken out of the private data of a
+     * connect request (remembered for the accept) or of the accept (handed to the data path), so
+     * the machines and the application see only the application's bytes.
+     */
+    private static EventParams params(CmEvent e, VerbsId id, CmEventType type) {
+        if (e.conn() != null) {
+            ConnParam c = e.conn();
+            byte[] data = c.privateData();
+            ChannelOffer offer = (type == CmEventType.CONNECT_REQUEST || type == CmEventType.ESTABLISHED)
+                    ? ChannelOffer.parse(data) : null;
+            if (offer != null) {
+                data = ChannelOffer.strip(data);
+                if (type == CmEventType.CONNECT_REQUEST) {
+                    id.requestOffer = offer;
+                } else if (id.dataPath != null && !id.passive) {
+                    id.dataPath.peerOffer(offer);
+                }
+            }
+            return new EventParams.Conn(Bytes.of(data), c.responderResources(), c.initiatorDepth(),
+                    c.flowControl(), c.retryCount(), c.rnrRetryCount(), c.srq() != 0, c.qpNum());
+        }
+        if (e.ud() != null) {
+            String group = "";
+            if (type == CmEventType.MULTICAST_JOIN || type == CmEventType.MULTICAST_ERROR) {
+                group = groupOf(id, e.ud(), type == CmEventType.MULTICAST_ERROR);
+                if (type == CmEventType.MULTICAST_JOIN && id.groups.containsKey(group)) {
+                    id.groups.put(group, e.ud());
+                }
+            } else if (type == CmEventType.ESTABLISHED) {
+                id.udParam = e.ud();
+            }
+            return new EventParams.Ud(Bytes.of(e.ud().privateData()), Bytes.empty(), e.ud().qpNum(), e.ud().qkey(),
+                    group);
+        }
+        return new EventParams.None();
+    }
+
+    /**
+     * The group a MULTICAST_JOIN/ERROR is about: librdmacm hands back the join context, which
+     * verbs does not pass, so match the address vector's destination GID (the group's MGID; an
+     * IPv4-mapped GID on RoCE) against the groups joined on the id. A MULTICAST_ERROR carries no
+     * address vector: it is the oldest join still unanswered (the kernel answers joins in order;
+     * on RoCE an error is only ever the answer to a join, cma_iboe_join_multicast), else the
+     * only group. (An IB error for one of several joined groups stays unattributed: that needs the
+     * join context, which verbs does not pass.)
+     */
+    private static String groupOf(VerbsId id, org.rdmacm4j.verbs.cm.UdParam ud, boolean error) {
+        if (ud.ahAttr() != null && ud.ahAttr().dgid() != null) {
+            byte[] gid = ud.ahAttr().dgid().raw();
+            for (String g : id.groups.keySet()) {
+                try {
+                    byte[] a = java.net.InetAddress.getByName(g).getAddress();
+                    if (a.length == 4 && gid[12] == a[0] && gid[13] == a[1] && gid[14] == a[2] && gid[15] == a[3]) {
+                        return g;
+                    }
+                } catch (java.net.UnknownHostException ignored) {
+                    // group names are literal addresses
+                }
+            }
+        }
+        if (error) {
+            for (var entry : id.groups.entrySet()) {
+                if (entry.getValue() == null) {
+                    return entry.getKey();
+                }
+            }
+        }
+        return id.groups.size() == 1 ? id.groups.keySet().iterator().next() : "";
+    }
+
+    private void drainAsync(Device d, EventSink s) {
+        while (true) {
+            AsyncEvent a;
+            try {
+                a = d.context.getAsyncEvent();   // copied and acked inside
+            } catch (RuntimeException e) {
+                s.unroutable("ibv_get_async_event failed on " + d.context + ": " + e);
+                return;
+            }
+            if (a == null) {
+                return;
+            }
+            var type = AsyncEventType.find(a.type().value());
+            if (type.isEmpty()) {
+                s.unroutable("unknown async event " + a.type() + " ignored");
+                continue;
+            }
+            VerbsId target = a.queuePair() != null ? queuePairs.ownerOfQp(a.queuePair())
+                    : a.completionQueue() != null ? queuePairs.ownerOfCq(a.completionQueue()) : null;
+            if (target != null) {
+                s.asyncEvent(target, type.get(), a.portNumber());
+            } else if (a.queuePair() == null && a.completionQueue() == null && a.sharedReceiveQueue() == null) {
+                // Port or device event: every id on this device hears it.
+                for (VerbsId id : List.copyOf(ids.values())) {
+                    if (id.device == d) {
+                        s.asyncEvent(id, type.get(), a.portNumber());
+                    }
+                }
+            } else {
+                s.unroutable("async event " + a.type() + " for an object no id owns");
+            }
+        }
+    }
+}

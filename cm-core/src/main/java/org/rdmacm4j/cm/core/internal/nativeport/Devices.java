@@ -1,0 +1,164 @@
+package org.rdmacm4j.cm.core.internal.nativeport;
+
+import static org.rdmacm4j.cm.core.internal.nativeport.PortFailures.closeQuietly;
+import static org.rdmacm4j.cm.core.internal.nativeport.PortFailures.failed;
+
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.rdmacm4j.cm.core.internal.port.PortCallException;
+import org.rdmacm4j.cm.statemachine.CmTuning;
+import org.rdmacm4j.verbs.RdmaException;
+import org.rdmacm4j.verbs.cm.CmDevices;
+import org.rdmacm4j.verbs.ibv.DeviceAttributes;
+import org.rdmacm4j.verbs.ibv.DeviceContext;
+import org.rdmacm4j.verbs.sys.Epoll;
+
+/**
+ * The devices in use: opens an id's device on first use (its PD and slot pool, its async fd in
+ * the port's epoll, epoll tokens from 100 up, clear of the port's own), releases it when its last
+ * id has freed its QP, CQ and channel, keeps a released PD that still holds the application's
+ * memory regions until they are gone, closes them all with the port, and caches each device's
+ * limits.
+ *
+ * <p>Threads: the dispatcher's.
+ */
+final class Devices {
+    private static final System.Logger LOG = System.getLogger("org.rdmacm4j.cm.core");
+    private static final int ENODEV = 19;
+
+    private final Epoll epoll;
+    private final Map<Long, Device> devices = new HashMap<>();
+    /**
+     * Devices whose last id is gone but whose PD still holds the application's own memory
+     * regions (raw access: registered on {@link org.rdmacm4j.cm.core.RawQueuePair#protectionDomain()}
+     * and deregistered after the connection closed). Closed at the next release or at close().
+     */
+    private final List<Device> lingering = new ArrayList<>();
+    private final Map<Long, CmTuning> limitsByContext = new HashMap<>();
+    private long nextDeviceToken = 100;
+
+    Devices(Epoll epoll) {
+        this.epoll = epoll;
+    }
+
+    /** The devices open now, as a copy (their async events are drained while ids come and go). */
+    List<Device> inUse() {
+        return List.copyOf(devices.values());
+    }
+
+    /** The device of the id, opened (PD allocated, async fd watched) on first use. */
+    Device deviceOf(VerbsId id) {
+        if (id.device != null) {
+            return id.device;
+        }
+        long handle;
+        try {
+            handle = id.cmId.context().handle();
+        } catch (IllegalStateException unbound) {
+            throw new PortCallException("rdma_create_qp", ENODEV, "the id is not bound to a device", unbound);
+        }
+        Device dev = devices.get(handle);
+        if (dev == null) {
+            CmDevices snapshot = CmDevices.open();
+            DeviceContext ctx = null;
+            for (DeviceContext c : snapshot.contexts()) {
+                if (c.handle() == handle) {
+                    ctx = c;
+                }
+            }
+            if (ctx == null) {
+                snapshot.close();
+                throw new PortCallException("rdma_create_qp", ENODEV,
+                        "the id's device is not in rdma_get_devices' list", null);
+            }
+            try {
+                dev = new Device(snapshot, ctx, nextDeviceToken++);
+                ctx.setAsyncNonBlocking(true);
+                epoll.add(ctx.asyncFd(), dev.token);
+            } catch (RdmaException e) {
+                if (dev != null) {
+                    closeQuietly(dev.pd);
+                }
+                closeQuietly(snapshot);
+                throw failed(e);
+            }
+            devices.put(handle, dev);
+        }
+        dev.users++;
+        id.device = dev;
+        return dev;
+    }
+
+    /** Lets go of the id's device once the id has no QP, CQ or channel; closes it with its last user. */
+    void releaseIfUnused(VerbsId id) {
+        Device dev = id.device;
+        if (dev == null || id.qp != null || id.cq != null || id.channel != null) {
+            return;
+        }
+        id.device = null;
+        if (--dev.users > 0) {
+            return;
+        }
+        devices.values().remove(dev);
+        try {
+            epoll.remove(dev.context.asyncFd());
+        } catch (RuntimeException e) {
+            LOG.log(Level.DEBUG, "epoll remove of an async fd: " + e);
+        }
+        closeQuietly(dev.pool);
+        lingering.add(dev);
+        closeLingering(false);
+    }
+
+    /** Closes the PD and device list of every lingering device whose PD the application has emptied. */
+    private void closeLingering(boolean last) {
+        for (Iterator<Device> it = lingering.iterator(); it.hasNext(); ) {
+            Device dev = it.next();
+            try {
+                dev.pd.close();
+            } catch (IllegalStateException e) {
+                if (!last) {
+                    LOG.log(Level.DEBUG, "the application still has objects on " + dev.pd + "; closed later");
+                    continue;
+                }
+                LOG.log(Level.ERROR, "closing " + dev.pd + " failed (the application did not close its objects)", e);
+            }
+            it.remove();
+            closeQuietly(dev.snapshot);
+        }
+    }
+
+    /** The device's limits for the id's tuning (queried once per device), or null if the id is unbound. */
+    CmTuning limits(VerbsId id) {
+        DeviceContext ctx;
+        try {
+            ctx = id.cmId.context();
+        } catch (IllegalStateException unbound) {
+            return null;
+        }
+        return limitsByContext.computeIfAbsent(ctx.handle(), h -> {
+            DeviceAttributes a = ctx.query();
+            return new CmTuning(Math.min(255, a.maxQpRdAtom()), Math.min(255, a.maxQpInitRdAtom()), 7, 7);
+        });
+    }
+
+    /**
+     * Closes every device (a device still held by an id only if no id was leaked: a leaked QP may
+     * still use its PD), then the lingering ones.
+     */
+    void close(boolean idsLeft) {
+        for (Device d : List.copyOf(devices.values())) {
+            if (d.users == 0 || !idsLeft) {
+                closeQuietly(d.pool);
+                closeQuietly(d.pd);
+                closeQuietly(d.snapshot);
+            }
+        }
+        devices.clear();
+        closeLingering(true);
+    }
+}

@@ -1,0 +1,62 @@
+package org.rdmacm4j.cm.core.internal.nativeport;
+
+import java.util.Map;
+import org.rdmacm4j.cm.core.internal.connection.ChannelOffer;
+import org.rdmacm4j.cm.core.internal.connection.DataPath;
+import org.rdmacm4j.cm.core.internal.connection.OneSided;
+import org.rdmacm4j.cm.core.internal.datagram.DatagramPath;
+import org.rdmacm4j.cm.core.internal.poll.CompletionPoller;
+import org.rdmacm4j.cm.core.internal.poll.CompletionSink;
+import org.rdmacm4j.cm.core.internal.poll.Keepalive;
+import org.rdmacm4j.cm.core.internal.port.NativeId;
+import org.rdmacm4j.verbs.cm.CmId;
+import org.rdmacm4j.verbs.ibv.CompletionChannel;
+import org.rdmacm4j.verbs.ibv.CompletionQueue;
+import org.rdmacm4j.verbs.ibv.QueuePair;
+
+/**
+ * The native objects of one id: its rdma_cm_id and what the port made for it (QP, CQ, completion
+ * channel, the device it holds, its poller registration) and the paths on its QP.
+ *
+ * <p>Threads: the dispatcher's, except the fields marked volatile, which a completion poller's
+ * router also reads.
+ */
+final class VerbsId extends NativeId {
+    final CmId cmId;
+    QueuePair qp;
+    CompletionQueue cq;
+    CompletionChannel channel;
+    Device device;
+    CompletionPoller poller;
+    long pollerToken;
+    DataPath dataPath;
+    OneSided oneSided;
+    /** Set by the dispatcher once established (if asked); read by the poller's router. */
+    volatile Keepalive keepalive;
+    /** Raw connections: where completions of the application's own work go (its handler). */
+    volatile CompletionSink rawSink;
+    /** Passive ids: created by librdmacm for a connection request. */
+    boolean passive;
+    /** Passive ids: the channel offer in the peer's request, or null. */
+    ChannelOffer requestOffer;
+    /** UD ids: the datagram channel on the UD QP. */
+    DatagramPath datagramPath;
+    /** UD ids: the UD parameters of the last ESTABLISHED (a SIDR reply). */
+    org.rdmacm4j.verbs.cm.UdParam udParam;
+    /** UD ids: groups joined or joining, and the UD parameters of their MULTICAST_JOIN. */
+    final Map<String, org.rdmacm4j.verbs.cm.UdParam> groups = new java.util.LinkedHashMap<>();
+
+    VerbsId(CmId cmId) {
+        this.cmId = cmId;
+    }
+
+    /** The port's own id behind the dispatcher's handle (every NativeId the port hands out is one). */
+    static VerbsId v(NativeId id) {
+        return (VerbsId) id;
+    }
+
+    @Override
+    public String toString() {
+        return cmId.toString();
+    }
+}

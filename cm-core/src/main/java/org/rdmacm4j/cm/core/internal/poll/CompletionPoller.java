@@ -1,0 +1,237 @@
+package org.rdmacm4j.cm.core.internal.poll;
+
+import java.lang.System.Logger.Level;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import org.rdmacm4j.cm.core.internal.loop.LibraryThread;
+import org.rdmacm4j.verbs.RdmaException;
+import org.rdmacm4j.verbs.ibv.CompletionChannel;
+import org.rdmacm4j.verbs.ibv.CompletionQueue;
+import org.rdmacm4j.verbs.ibv.WorkCompletions;
+import org.rdmacm4j.verbs.sys.Epoll;
+import org.rdmacm4j.verbs.sys.EventFd;
+
+/**
+ * One completion poller thread: its own epoll over the completion channels of the connections
+ * given to it. On a channel event it takes the CQ event ({@code ibv_get_cq_event}), acks CQ events
+ * in batches, re-arms the CQ and drains it with {@code ibv_poll_cq}.
+ *
+ * <p>The dispatcher talks to it only through commands (register, drain, quiesce) queued here and
+ * answered by callbacks: a quiesce removes the channel from the epoll, takes and acks every event
+ * still pending, and only then reports, so the CQ can be destroyed without blocking
+ * ({@code ibv_destroy_cq} waits for every event to be acked).
+ *
+ * <p>It also ticks the keepalives of its established connections ({@link KeepaliveSchedule}): the
+ * probes are data-path work, so they are posted here and never by the dispatcher.
+ *
+ * <p>Threads: {@link #register}, {@link #startKeepalive}, {@link #drain}, {@link #quiesce} and
+ * {@link #stop} from the dispatcher; everything else on the poller thread.
+ */
+public final class CompletionPoller {
+    /** Receives the completions of one CQ, on the poller thread. */
+    private static final System.Logger LOG = System.getLogger("org.rdmacm4j.cm.core");
+    private static final long WAKE_TOKEN = 0;
+    /** Ack CQ events once this many are unacked: one mutex per batch instead of per event. */
+    private static final int ACK_BATCH = 16;
+
+    private static final class Entry {
+        final CompletionChannel channel;
+        final CompletionQueue cq;
+        final CompletionSink sink;
+        long unclaimed;
+        /** The connection's keepalive once it is established, or null. */
+        Keepalive keepalive;
+
+        Entry(CompletionChannel channel, CompletionQueue cq, CompletionSink sink) {
+            this.channel = channel;
+            this.cq = cq;
+            this.sink = sink;
+        }
+    }
+
+    private final Epoll epoll = Epoll.create(64);
+    private final EventFd wake = EventFd.create();
+    private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    private final Map<Long, Entry> entries = new HashMap<>();
+    private final WorkCompletions completions = WorkCompletions.allocate(32);
+    private final KeepaliveSchedule keepalives = new KeepaliveSchedule();
+    private final LibraryThread thread;
+    private volatile boolean stopping;
+    private long nextToken = 1;
+
+    public CompletionPoller(String name) {
+        epoll.add(wake.fd(), WAKE_TOKEN);
+        thread = new LibraryThread(this::loop, name);
+        thread.start();
+    }
+
+    /** Starts watching the channel of {@code cq}; returns the token that names it in later commands. */
+    public long register(CompletionChannel channel, CompletionQueue cq, CompletionSink sink) {
+        long token;
+        synchronized (this) {
+            token = nextToken++;
+        }
+        command(() -> {
+            Entry e = new Entry(channel, cq, sink);
+            entries.put(token, e);
+            cq.requestNotify(false);
+            epoll.add(channel.fd(), token);
+            pollAll(e);   // completions that arrived before the CQ was armed
+        });
+        return token;
+    }
+
+    /** Collects the completions left in the CQ (the QP is in the error state: these are flushes). */
+    public void drain(long token, Runnable drained) {
+        command(() -> {
+            Entry e = entries.get(token);
+            if (e != null) {
+                pollAll(e);
+            }
+            drained.run();
+        });
+    }
+
+    /**
+     * Starts ticking {@code keepalive} (the connection of {@code token} is established). Ignored if
+     * the CQ was already quiesced.
+     */
+    public void startKeepalive(long token, Keepalive keepalive) {
+        command(() -> {
+            Entry e = entries.get(token);
+            if (e != null && e.keepalive == null) {
+                e.keepalive = keepalive;
+                keepalives.start(keepalive, System.nanoTime());
+            }
+        });
+    }
+
+    /** Stops touching the CQ, acks every CQ event taken, then runs {@code quiesced}. */
+    public void quiesce(long token, Runnable quiesced) {
+        command(() -> {
+            Entry e = entries.remove(token);
+            if (e != null) {
+                epoll.remove(e.channel.fd());
+                if (e.keepalive != null) {
+                    e.keepalive.cancelled = true;   // never ticks again: the QP is about to go
+                }
+                while (e.channel.takeEvent(e.cq)) {
+                    // take what is pending so that ibv_ack_cq_events covers it
+                }
+                pollAll(e);
+                e.cq.ackEvents();
+            }
+            quiesced.run();
+        });
+    }
+
+    private void command(Runnable c) {
+        commands.add(c);
+        wake.signal();
+    }
+
+    /** Stops the thread (bounded) and frees the epoll and eventfd. Dispatcher thread. */
+    public void stop() {
+        stopping = true;
+        wake.signal();
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive()) {
+            LOG.log(Level.ERROR, thread.getName() + " did not stop; leaving its epoll open");
+            return;
+        }
+        epoll.close();
+        wake.close();
+        completions.close();
+    }
+
+    private void loop() {
+        while (!stopping) {
+            int n;
+            try {
+                n = epoll.await(waitMillis());
+            } catch (RuntimeException e) {
+                LOG.log(Level.ERROR, thread.getName() + ": epoll_wait failed", e);
+                return;
+            }
+            for (int i = 0; i < n; i++) {
+                long token = epoll.token(i);
+                if (token == WAKE_TOKEN) {
+                    wake.drain();
+                } else {
+                    Entry e = entries.get(token);
+                    if (e != null) {
+                        onChannelReadable(e);
+                    }
+                }
+            }
+            Runnable c;
+            while ((c = commands.poll()) != null) {
+                try {
+                    c.run();
+                } catch (RuntimeException ex) {
+                    LOG.log(Level.ERROR, thread.getName() + ": a poller command failed", ex);
+                }
+            }
+            try {
+                keepalives.runDue(System.nanoTime());
+            } catch (RuntimeException ex) {
+                LOG.log(Level.ERROR, thread.getName() + ": a keepalive tick failed", ex);
+            }
+        }
+        // Anything still queued is answered so that no dispatcher wait is left hanging.
+        Runnable c;
+        while ((c = commands.poll()) != null) {
+            try {
+                c.run();
+            } catch (RuntimeException ex) {
+                LOG.log(Level.ERROR, thread.getName() + ": a poller command failed while stopping", ex);
+            }
+        }
+    }
+
+    /** The epoll wait: 500 ms, or less if a keepalive is due sooner (rounded up: no busy spin). */
+    private int waitMillis() {
+        long nanos = keepalives.nanosUntilNext(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(500));
+        return (int) TimeUnit.NANOSECONDS.toMillis(nanos + 999_999);
+    }
+
+    private void onChannelReadable(Entry e) {
+        try {
+            CompletionQueue cq = e.cq;
+            if (!e.channel.takeEvent(cq)) {   // one CQ per channel: no lookup, no allocation
+                return;
+            }
+            if (cq.unackedEvents() >= ACK_BATCH) {
+                cq.ackEvents();
+            }
+            cq.requestNotify(false);
+            pollAll(e);
+        } catch (RdmaException ex) {
+            LOG.log(Level.WARNING, thread.getName() + ": completion handling failed for " + e.cq, ex);
+        }
+    }
+
+    /** Drains the CQ in batches, handing each completion to the CQ's sink (raw QPs: counted only). */
+    private void pollAll(Entry e) {
+        int n;
+        while ((n = e.cq.poll(completions)) > 0) {
+            if (e.sink == null) {
+                e.unclaimed += n;
+                continue;
+            }
+            for (int i = 0; i < n; i++) {
+                try {
+                    e.sink.onCompletion(completions, i);
+                } catch (RuntimeException ex) {
+                    LOG.log(Level.ERROR, thread.getName() + ": completion handling failed for " + e.cq, ex);
+                }
+            }
+        }
+    }
+}
