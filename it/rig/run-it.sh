@@ -178,7 +178,7 @@ collect() {
   done
   if ls "${out}"/hs_err_pid*.log >/dev/null 2>&1; then
     echo "run-it: a JVM in guest ${n} crashed: $(ls "${out}"/hs_err_pid*.log | tr '\n' ' ')" >&2
-    cp "${out}"/hs_err_pid*.log "${reports}/"
+    for x in "${out}"/hs_err_pid*.log; do cp "${x}" "${reports}/$(basename "${x}" .log)${sfx}.log"; done
   fi
   # Scenario tables for docs/reliability.md (scripts/ReliabilityDoc.java), from the tests that passed.
   cp "${out}"/reliability-*.md "${reports}/" 2>/dev/null || true
