@@ -105,6 +105,9 @@ public final class BenchReport {
         connectRates();
         steps();
         latency();
+        if (r.values().keySet().stream().anyMatch(f -> f.startsWith("warm_"))) {
+            new WarmReport(r, this::line).write();
+        }
         dispatch();
         dataPath();
         memory();
