@@ -12,7 +12,8 @@
 # comes from docs/benchmarks-downcall.md (benchmarks/run-downcall-bench.sh, a host benchmark).
 #
 # (The guest gets the settings as arguments: guest.sh carries no environment into it.)
-# Env: BENCH_REPS (default 3), BENCH_NS (default "1 100 500"), BENCH_TIMEOUT (guest job deadline,
+# Env: BENCH_REPS (default 3), BENCH_NS (cmtime's N, default "100 500": N = 1 is a cold JVM's first
+#      connection, which the warm group reports as such), BENCH_TIMEOUT (guest job deadline,
 #      default 3600 s: a full run took 1910 s on 2026-11-23), BENCH_MEMORY (default 1000,10000), BENCH_MEMORY_SECONDS (default 150),
 #      BENCH_OUT (results dir, default benchmarks/target/bench-<time>), BENCH_LATENCY_K (100),
 #      BENCH_STORM_N (200), BENCH_RPING_COUNT (2000), BENCH_UCMATOSE_COUNT (8000),
@@ -21,8 +22,9 @@
 #      the warm group (issue 21: cold first connection, lone-connection p50/p99 over connections
 #      FROM..K of one process, a storm of N after them in the same process and one in a fresh
 #      process, CPU time and syscalls per warm connection; rdmacm4j under each JIT setting),
-#      BENCH_ONLY (default "all"): only these figure groups, space-separated, of cmtime latency warm
-#      storm pingpong rping ucmatose writebw memory, for a short run, e.g.
+#      BENCH_ONLY (default "all": every group but latency, which the warm group supersedes): only
+#      these figure groups, space-separated, of cmtime latency warm storm pingpong rping ucmatose
+#      writebw memory, for a short run, e.g.
 #        BENCH_REPS=1 BENCH_ONLY=pingpong BENCH_OUT=benchmarks/target/pp benchmarks/run-all.sh
 #      A partial run writes its regenerated benchmarks.md and connect-rate.png to BENCH_OUT/docs, not
 #      over docs/ (the other figures are reported missing there).
@@ -57,7 +59,7 @@ fi
 status=0
 (cd "${repo}" && RDMACM4J_GUEST_MEM="${RDMACM4J_GUEST_MEM:-6144}" flock /tmp/rdmacm4j-guest.lock \
     it/rig/guest.sh --timeout "${BENCH_TIMEOUT:-3600}" --out "${out}" -- \
-    env OUT="${out}" BENCH_JAR="${out}/benchmarks.jar" EXAMPLES_MODULE_PATH="${BENCH_MODULE_PATH}" CM_LOOP="${out}/cm_event_loop" MSG_PINGPONG="${out}/msg_pingpong" BENCH_REPS="${BENCH_REPS:-3}" BENCH_NS="${BENCH_NS:-1 100 500}" \
+    env OUT="${out}" BENCH_JAR="${out}/benchmarks.jar" EXAMPLES_MODULE_PATH="${BENCH_MODULE_PATH}" CM_LOOP="${out}/cm_event_loop" MSG_PINGPONG="${out}/msg_pingpong" BENCH_REPS="${BENCH_REPS:-3}" BENCH_NS="${BENCH_NS:-100 500}" \
     BENCH_LOCKSTEP="${lockstep}" BENCH_MEMORY="${BENCH_MEMORY:-1000,10000}" \
     BENCH_MEMORY_SECONDS="${BENCH_MEMORY_SECONDS:-150}" BENCH_LATENCY_K="${BENCH_LATENCY_K:-100}" \
     BENCH_STORM_N="${BENCH_STORM_N:-200}" BENCH_RPING_COUNT="${BENCH_RPING_COUNT:-2000}" \
