@@ -14,7 +14,8 @@
 # figure groups to run, space-separated, of: cmtime latency warm storm pingpong rping ucmatose writebw
 # memory; default all), and for the warm group (issue 21: warm and cold apart) BENCH_WARM_K (lone
 # connections per process, 2000), BENCH_WARM_FROM (the first connection of the warm window, 1001),
-# BENCH_WARM_STORM_N (500), BENCH_JITS (the JIT settings the rdmacm4j rows run under, "c1 jdk":
+# BENCH_WARM_STORM_N (500), BENCH_JDK_REPS (how many repetitions run the JIT settings other than
+# c1, 1), BENCH_JITS (the JIT settings the rdmacm4j rows run under, "c1 jdk":
 # c1 = the launchers' -XX:TieredStopAtLevel=1, jdk = the JDK's default tiered JIT; both with the
 # launchers' -XX:+UseSerialGC).
 set -uo pipefail
@@ -74,6 +75,7 @@ port=20000
   echo "lockstep ${BENCH_LOCKSTEP:-0}"
   echo "only ${only}"
   echo "jits ${BENCH_JITS:-c1 jdk}"
+  echo "jdk_reps ${BENCH_JDK_REPS:-1}"
   echo "jit_c1 -XX:TieredStopAtLevel=1 -XX:+UseSerialGC (the examples' launchers, examples/launch.sh)"
   echo "jit_jdk -XX:+UseSerialGC (the JDK's default tiered compilation, C1 then C2)"
   echo "warm K=${BENCH_WARM_K:-2000} FROM=${BENCH_WARM_FROM:-1001} STORM_N=${BENCH_WARM_STORM_N:-500}"
@@ -383,10 +385,15 @@ cold_storm_run() {   # cold_storm_run REP IMPL: a fresh process's storm of N
   done
 }
 
+# warm_impls REP: C first (it takes seconds), then rdmacm4j under each of BENCH_JITS, the JIT
+# settings other than the launchers' (c1) only in the first BENCH_JDK_REPS repetitions (default 1:
+# under TCG the JDK's default JIT takes ~8 min for one K = 2,000 process, twice C1's time).
 warm_impls() {
   local j
-  for j in ${BENCH_JITS:-c1 jdk}; do echo "rdmacm4j-${j}"; done
   echo C
+  for j in ${BENCH_JITS:-c1 jdk}; do
+    if [[ ${j} == c1 ]] || (( $1 <= ${BENCH_JDK_REPS:-1} )); then echo "rdmacm4j-${j}"; fi
+  done
 }
 
 start=${SECONDS}
@@ -407,7 +414,7 @@ cmtime_group() {
 }
 warm_group() {
   local rep=$1 impl
-  for impl in $(warm_impls); do warm_run "${rep}" "${impl}"; cold_storm_run "${rep}" "${impl}"; done
+  for impl in $(warm_impls "${rep}"); do warm_run "${rep}" "${impl}"; cold_storm_run "${rep}" "${impl}"; done
 }
 pingpong_group() {
   pingpong_pair "$1" rdmacm4j; pingpong_pair "$1" C

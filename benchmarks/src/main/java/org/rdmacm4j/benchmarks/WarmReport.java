@@ -116,8 +116,9 @@ final class WarmReport {
     }
 
     private String cell(String figure, String impl) {
-        return r.summary(figure, impl).map(s -> fmt(s.min()) + " / " + fmt(s.median()) + (s.n() < 2 ? " (1 run)" : ""))
-                .orElse("missing");
+        String reps = r.meta().getOrDefault("reps", "");
+        return r.summary(figure, impl).map(s -> fmt(s.min()) + " / " + fmt(s.median())
+                + (String.valueOf(s.n()).equals(reps) ? "" : s.n() == 1 ? " (1 run)" : " (" + s.n() + " runs)")).orElse("missing");
     }
 
     private Optional<Double> ratio(String figure, String impl) {
