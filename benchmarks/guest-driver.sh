@@ -414,6 +414,9 @@ cmtime_group() {
 }
 warm_group() {
   local rep=$1 impl
+  # librdmacm gives every QP's CQs a completion channel (an fd): a storm of 500 with both ends in
+  # one process needs more than the default 1,024 (the JVM raises its own soft limit, C does not)
+  ulimit -n 1048576 2>/dev/null || ulimit -n "$(ulimit -Hn)"
   for impl in $(warm_impls "${rep}"); do warm_run "${rep}" "${impl}"; cold_storm_run "${rep}" "${impl}"; done
 }
 pingpong_group() {

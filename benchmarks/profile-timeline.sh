@@ -23,6 +23,9 @@ port=22000
 summary="${OUT}/summary.txt"
 : > "${summary}"
 mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+# librdmacm gives every QP's CQs a completion channel (an fd): a storm of 500 with both ends in one
+# process needs more than the default 1,024 descriptors (the JVM raises its own limit, C does not)
+ulimit -n 1048576 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 events=sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,raw_syscalls:sys_enter,raw_syscalls:sys_exit
 {
   echo "date $(date -u +%Y-%m-%dT%H:%MZ) kernel $(uname -r) cpus $(nproc) clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
