@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
  * samples split it by DSO: JIT-compiled or interpreted Java, the JVM, the native libraries), time
  * running inside syscalls by kind, time runnable but not running (waiting for a CPU), and the
  * cross-thread wake-ups (hand-offs) with the delay from wake-up to running. Also the CPU time of
- * every other task (kernel threads: rxe, softirq, workers) and the idle time of the guest's CPUs.
+ * every other task (kernel threads: rxe, softirq, workers) apart from perf itself. Idle time is not reported: both CPUs' idle tasks are pid 0.
  * One thread reads; a single pass over the perf text, which is too large to hold for a storm.
  */
 public final class Timeline {
@@ -315,6 +315,7 @@ public final class Timeline {
         double progSys = 0;
         double progRunq = 0;
         double other = 0;
+        double perf = 0;
         Map<String, Double> sysByKind = new TreeMap<>();
         Map<String, Integer> callsByKind = new TreeMap<>();
         Map<String, Integer> samplesByDso = new TreeMap<>();
@@ -322,7 +323,11 @@ public final class Timeline {
             Acc a = e.getValue();
             double sys = a.sys.values().stream().mapToDouble(Double::doubleValue).sum();
             if (!a.program) {
-                other += a.user + sys;
+                if ("perf".equals(a.comm)) {
+                    perf += a.user + sys;   // the recorder itself: its cost is in the window, not in the program
+                } else {
+                    other += a.user + sys;
+                }
                 continue;
             }
             if (a.user + sys + a.runq == 0 && a.calls.isEmpty()) {
@@ -337,8 +342,8 @@ public final class Timeline {
             System.out.printf(Locale.ROOT, "thread %-16s %6d  user %8.3f ms  syscalls %8.3f ms (%d calls)  runq %7.3f ms  samples %s%n",
                     a.comm, e.getKey(), a.user, sys, a.calls.values().stream().mapToInt(Integer::intValue).sum(), a.runq, a.samples);
         }
-        System.out.printf(Locale.ROOT, "program: user %.3f ms, in syscalls %.3f ms, waiting for a CPU %.3f ms; other tasks (kernel threads, rxe, softirq) %.3f ms; idle CPU %.3f ms (2 vCPUs: %.3f ms of CPU in the window)%n",
-                progUser, progSys, progRunq, other, idle, 2 * ms(window.to - window.from));
+        System.out.printf(Locale.ROOT, "program: user %.3f ms, in syscalls %.3f ms, waiting for a CPU %.3f ms; other tasks (kernel threads, rxe, softirq) %.3f ms; perf itself %.3f ms (2 vCPUs: %.3f ms of CPU in the window)%n",
+                progUser, progSys, progRunq, other, perf, 2 * ms(window.to - window.from));
         sysByKind.forEach((k, v) -> System.out.printf(Locale.ROOT, "  syscall %-60s %5d calls %8.3f ms%n", k,
                 callsByKind.getOrDefault(k, 0), v));
         callsByKind.forEach((k, v) -> {
