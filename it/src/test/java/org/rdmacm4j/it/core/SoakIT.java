@@ -137,9 +137,14 @@ class SoakIT {
     private final LinkedBlockingQueue<Accepted> victims = new LinkedBlockingQueue<>();
     private final LinkedBlockingQueue<Accepted> rawVictims = new LinkedBlockingQueue<>();
     private final LinkedBlockingQueue<Accepted> peerAccepted = new LinkedBlockingQueue<>();
-    private ExternalProcess peer;
+    private volatile ExternalProcess peer;
     private final List<Outcome> outcomes = new ArrayList<>();
     private long soakStart = System.nanoTime();
+    /** Per-10-second rate, faults, JIT, GC and CPU as the soak runs (why a phase is slow, issue 19.4). */
+    private final SoakMonitor monitor = new SoakMonitor(() -> {
+        ExternalProcess p = peer;
+        return p != null && p.isAlive() ? p.pid() : 0;
+    });
 
     @Test
     @Timeout(value = 1800, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
@@ -173,10 +178,12 @@ class SoakIT {
             AtomicReference<Throwable> pumpFailure = new AtomicReference<>();
             long start = System.nanoTime();
             soakStart = start;
+            monitor.start();
             long end = start + TimeUnit.SECONDS.toNanos(SECONDS);
             Thread pump = Thread.ofPlatform().name("soak-pump").start(() -> {
                 try {
                     while (System.nanoTime() < end) {
+                        long roundStart = System.nanoTime();
                         List<CompletableFuture<Void>> round = new ArrayList<>();
                         for (int i = 0; i < HEALTHY; i++) {
                             CheckedTraffic.Sender snd = senders.get(i);
@@ -188,6 +195,7 @@ class SoakIT {
                         int w = (int) Math.min(windows - 1, (System.nanoTime() - start) / TimeUnit.SECONDS.toNanos(
                                 WINDOW_SECONDS));
                         perWindow.addAndGet(w, (long) ROUND * HEALTHY);
+                        monitor.roundDone(ROUND * HEALTHY, System.nanoTime() - roundStart);
                     }
                 } catch (Throwable t) {
                     pumpFailure.set(t);
@@ -207,6 +215,7 @@ class SoakIT {
                 }
             } finally {
                 pump.join(TimeUnit.SECONDS.toMillis(60));
+                monitor.stop();
             }
             assertThat(pump.isAlive()).as("the pump ended").isFalse();
             assertThat(pumpFailure.get()).as("a healthy connection failed a send (seed " + SEED + ")").isNull();
@@ -264,6 +273,7 @@ class SoakIT {
                     serverCm.statistics().liveIds() == 0 && clientCm.statistics().liveIds() == 0);
             report(injected, perWindow, soakNanos, healthyMessages);
         } finally {
+            monitor.stop();
             stopPeer();
         }
     }
@@ -272,14 +282,20 @@ class SoakIT {
 
     private void inject(Fault f, Random rng) throws Exception {
         long t0 = System.nanoTime();
-        Outcome o = switch (f) {
-            case PEER_SIGKILL -> peerSigkill();
-            case REJECT_BURST -> rejectBurst();
-            case SILENT_PEER -> silentPeer();
-            case STRAY_WRITE -> strayWrite();
-            case ABORT_MID_STREAM -> abortMidStream(rng);
-            case LISTENER_RELISTEN -> listenerRelisten();
-        };
+        monitor.faultStarted(f);
+        Outcome o;
+        try {
+            o = switch (f) {
+                case PEER_SIGKILL -> peerSigkill();
+                case REJECT_BURST -> rejectBurst();
+                case SILENT_PEER -> silentPeer();
+                case STRAY_WRITE -> strayWrite();
+                case ABORT_MID_STREAM -> abortMidStream(rng);
+                case LISTENER_RELISTEN -> listenerRelisten();
+            };
+        } finally {
+            monitor.faultEnded();
+        }
         assertThat(o.detectedMs()).as("%s detected within %d ms (seed %d)", f, o.boundMs(), SEED)
                 .isLessThanOrEqualTo(o.boundMs());
         outcomes.add(o);
