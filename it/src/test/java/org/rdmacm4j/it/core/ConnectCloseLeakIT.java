@@ -57,7 +57,7 @@ import org.rdmacm4j.it.support.SoftRoceTest;
  * judged.
  *
  * <p>CI: {@code rdmacm4j.it.leakCycles} unset, each configuration runs its
- * {@link Config#ciCycles()} (150-1,000; about 2.5 minutes in the guest for the four on a shared host). On demand, 100,000 per configuration, sampled every
+ * {@link Config#ciCycles()} (150-1,000; 167 s in the guest for the four on a shared host, 2026-11-25). On demand, 100,000 per configuration, sampled every
  * 10,000: {@code it/rig/run-leak.sh 100000 [configs]} (configs: a comma list of raw-1, raw-50,
  * channel-1, channel-50). Every run prints {@code TABLE} lines; the CI's (default cycle count, all four
  * configurations passed) also writes one table to docs/reliability.md.
