@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The one launcher behind examples/bin/*: launch.sh NAME CLASS ARGS... runs
 # org.rdmacm4j.examples.CLASS on the module path of `./mvnw package`, with the same JVM flags
-# for every example (C1 only and the serial GC: they start fast and mostly wait). Finds a
+# for every example (C1 only and the serial GC: they start fast and mostly wait; RDMACM4J_JAVA_FLAGS
+# replaces them, see below). Finds a
 # JDK 25+ like the README commands do. Needs RDMA (run the examples inside the guest:
 # it/rig/guest.sh -- examples/bin/NAME -h).
 #
@@ -9,7 +10,7 @@
 # -XX:AOTMode=create when the program has exited, which makes that exit a few seconds slower) and
 # later runs start from it (-XX:AOTCache), which cuts the cold first connection (docs/benchmarks.md).
 #   - where: ${RDMACM4J_AOT_DIR:-${XDG_CACHE_HOME:-~/.cache}/rdmacm4j/aot}/NAME-KEY.aot, KEY a hash
-#     of the JDK and of every jar and class file on the module path (sizes and times), so a rebuild
+#     of the JDK, the JVM flags and every jar and class file on the module path (sizes and times), so a rebuild
 #     or another JDK picks a new file instead of a stale one;
 #   - the JVM's own validation: every run that uses a cache logs -Xlog:aot to NAME-KEY.aot.log; a
 #     log that says the cache was rejected (an [error] line, or no "Opened AOT cache") makes the
@@ -28,7 +29,10 @@ cp_file="${here}/target/classpath.txt"
 [[ -f "${cp_file}" && -d "${here}/target/classes" ]] || {
   echo "${name}: build first: ./mvnw package -DskipTests" >&2; exit 1; }
 module_path="${here}/target/classes:$(cat "${cp_file}")"
-java_cmd=("${JAVA_HOME}/bin/java" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC)
+# JVM flags: C1 only and the serial GC unless RDMACM4J_JAVA_FLAGS says otherwise (word-split; set
+# and empty: the JDK's defaults). The it suite runs the twins with its own JVM's flags (run-it.sh).
+read -r -a jvm_flags <<< "${RDMACM4J_JAVA_FLAGS-"-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}"
+java_cmd=("${JAVA_HOME}/bin/java" "${jvm_flags[@]}")
 # Every example starts through Launch, which turns RdmaUnavailableException (no RDMA here) into its
 # one-line message naming examples/bin/doctor, and exit status 1.
 modules=(--module-path "${module_path}" --enable-native-access=org.rdmacm4j.verbs
@@ -49,7 +53,7 @@ fi
 # The key: what the cache depends on. Class files and jars by size and modification time; the
 # JDK by its path and its modules image.
 key=$( {
-  echo "${JAVA_HOME}"; stat -L -c '%s %Y' "${JAVA_HOME}/lib/modules"
+  echo "${JAVA_HOME}"; stat -L -c '%s %Y' "${JAVA_HOME}/lib/modules"; echo "${jvm_flags[*]}"
   IFS=: read -r -a entries <<< "${module_path}"
   for e in "${entries[@]}"; do
     if [[ -d ${e} ]]; then (cd "${e}" && find . -type f -printf '%P %s %T@\n' | LC_ALL=C sort); else stat -L -c '%n %s %Y' "${e}"; fi

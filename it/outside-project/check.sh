@@ -5,7 +5,7 @@
 # the JUnit report run-tests' summary counts, and OUTDIR/outside-project.log. Exits with the
 # program's status (0 only if the connection to itself worked and everything was checked).
 #
-#   it/outside-project/check.sh OUTDIR SERVER_ADDR CLIENT_ADDR
+#   it/outside-project/check.sh OUTDIR SERVER_ADDR CLIENT_ADDR      (env RDMACM4J_JAVA_FLAGS: the JVM's flags)
 #
 # Needs it/outside-project/build.sh first. The JVM gets the module path and native access for the
 # exact module org.rdmacm4j.verbs; --illegal-native-access=deny makes any other module's
@@ -20,8 +20,10 @@ target="${here}/target"
 
 start=${SECONDS}
 if [[ -f "${target}/outside.jar" && -d "${target}/lib" ]]; then
-  # C1 and the serial GC, as the suite's JVM: under TCG the JIT is slow and this mostly waits.
-  timeout -k 5 180 "${java}" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
+  # The suite's JVM flags (run-it.sh passes them in RDMACM4J_JAVA_FLAGS: none, the JDK's defaults,
+  # unless RDMACM4J_IT_JIT=c1); unset, C1 and the serial GC as the examples' launcher.
+  read -r -a jvm_flags <<< "${RDMACM4J_JAVA_FLAGS-"-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}"
+  timeout -k 5 180 "${java}" "${jvm_flags[@]}" \
     --enable-native-access=org.rdmacm4j.verbs --illegal-native-access=deny \
     --module-path "${target}/outside.jar:${target}/lib" \
     --module com.example.outside/com.example.outside.SelfConnect "${server}" "${client}" 2>&1 | tee "${log}"

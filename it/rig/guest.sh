@@ -12,7 +12,10 @@
 # Env: RDMACM4J_IT_MODE=host runs the command directly on this machine instead (for machines
 #      that already have RDMA); RDMACM4J_BOOT_TIMEOUT (default 240 s); RDMACM4J_CACHE;
 #      RDMACM4J_KERNEL_PACKAGE; RDMACM4J_GUEST_MEM (MiB, default 4096); RDMACM4J_GUEST_CLOCK
-#      (tsc, the default, or kernel: the guest's clocksource, see rig_clock_cmdline in rig-lib.sh).
+#      (tsc, the default, or kernel: the guest's clocksource, see rig_clock_cmdline in rig-lib.sh);
+#      RDMACM4J_GUEST_TCG (multi, the default, or single: QEMU's -accel tcg,thread=...),
+#      RDMACM4J_GUEST_SMP (vCPUs, default 2), RDMACM4J_GUEST_CPU (QEMU -cpu model, default max):
+#      see rig_qemu_cpu_words in rig-lib.sh and docs/jit-stress.md.
 set -euo pipefail
 rigdir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "${rigdir}/../.." && pwd)
@@ -63,11 +66,13 @@ JAVA_HOME=$(printf '%q' "${JAVA_HOME:-}")
 ENV
 
 clock_words=$(rig_clock_cmdline)   # dies here on a bad RDMACM4J_GUEST_CLOCK
+cpu_line=$(rig_qemu_cpu_words)     # dies here on a bad RDMACM4J_GUEST_TCG/SMP/CPU
+read -r -a cpu_words <<< "${cpu_line}"
 boot_timeout="${RDMACM4J_BOOT_TIMEOUT:-240}"
 console="${out}/console.log"
 : > "${console}"
-echo "rig: booting ${RIG_KVER} under QEMU/TCG; results in ${out}" >&2
-qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "${RDMACM4J_GUEST_MEM:-4096}" \
+echo "rig: booting ${RIG_KVER} under QEMU/TCG (${cpu_words[*]}); results in ${out}" >&2
+qemu-system-x86_64 "${cpu_words[@]}" -m "${RDMACM4J_GUEST_MEM:-4096}" \
   -nographic -no-reboot -nic none -serial "file:${console}" -monitor none -display none \
   -kernel "${RIG_VMLINUZ}" -initrd "${RIG_INITRAMFS}" \
   -append "console=ttyS0 quiet loglevel=3 panic=-1 rdmacm4j.out=${out} rdmacm4j.setup=${rigdir}/guest-setup.sh rdmacm4j.repo=${repo} ${clock_words}" \

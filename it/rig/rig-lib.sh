@@ -48,3 +48,23 @@ rig_clock_cmdline() {
     *) rig_die "RDMACM4J_GUEST_CLOCK must be tsc or kernel, not '${RDMACM4J_GUEST_CLOCK}'" ;;
   esac
 }
+
+# rig_qemu_cpu_words: QEMU's accelerator, CPU model and vCPU count for the guest, one line.
+#   RDMACM4J_GUEST_TCG  multi (default: one host thread per vCPU, MTTCG) or single
+#                       (-accel tcg,thread=single: one host thread runs every vCPU in turn)
+#   RDMACM4J_GUEST_SMP  vCPUs (default 2)
+#   RDMACM4J_GUEST_CPU  -cpu model (default max); `qemu-system-x86_64 -cpu help` lists them
+# docs/jit-stress.md has what each setting does to a tiered JVM in the guest (it/rig/jit-stress.sh).
+rig_qemu_cpu_words() {
+  local accel
+  case "${RDMACM4J_GUEST_TCG:-multi}" in
+    multi) accel=tcg,thread=multi ;;
+    single) accel=tcg,thread=single ;;
+    *) rig_die "RDMACM4J_GUEST_TCG must be multi or single, not '${RDMACM4J_GUEST_TCG}'" ;;
+  esac
+  [[ "${RDMACM4J_GUEST_SMP:-2}" =~ ^[1-9][0-9]*$ ]] \
+    || rig_die "RDMACM4J_GUEST_SMP must be a vCPU count, not '${RDMACM4J_GUEST_SMP}'"
+  [[ "${RDMACM4J_GUEST_CPU:-max}" =~ ^[A-Za-z0-9_.,=+-]+$ ]] \
+    || rig_die "RDMACM4J_GUEST_CPU must be a QEMU -cpu model, not '${RDMACM4J_GUEST_CPU}'"
+  printf '%s' "-accel ${accel} -cpu ${RDMACM4J_GUEST_CPU:-max} -smp ${RDMACM4J_GUEST_SMP:-2}"
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks that the rig fails loudly instead of hanging or skipping: a kernel package that does
-# not exist, a guest that cannot boot in time, and a job past its deadline must each end in a
+# not exist, a guest that cannot boot in time, a QEMU mode that does not exist (RDMACM4J_GUEST_TCG),
+# and a job past its deadline must each end in a
 # non-zero exit with a clear message. Writes a JUnit XML report to it/target/rig-selftest/.
 set -uo pipefail
 rigdir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -41,6 +42,8 @@ check missingKernelFailsClearly "rig: FAILED: cannot download kernel package" --
       "${rigdir}/guest.sh" --out "${out}-kernel" -- true
 check bootDeadlineFailsWithConsole "rig: FAILED: the guest did not come up within 2 s" -- \
   env RDMACM4J_BOOT_TIMEOUT=2 "${rigdir}/guest.sh" --out "${out}-boot" -- true
+check badGuestModeFailsClearly "rig: FAILED: RDMACM4J_GUEST_TCG must be multi or single" -- \
+  env RDMACM4J_GUEST_TCG=bogus "${rigdir}/guest.sh" --out "${out}-mode" -- true
 check jobDeadlineIsEnforced "rig: FAILED: the job passed its deadline of 5 s" -- \
   "${rigdir}/guest.sh" --timeout 5 --out "${out}-job" -- sleep 600
 

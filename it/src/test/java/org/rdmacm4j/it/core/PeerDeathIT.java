@@ -17,6 +17,7 @@ import org.rdmacm4j.cm.core.ConnectionHandler;
 import org.rdmacm4j.cm.core.RdmaCm;
 import org.rdmacm4j.cm.core.RdmaCmException;
 import org.rdmacm4j.cm.core.RdmaConnection;
+import org.rdmacm4j.it.support.ChildJvm;
 import org.rdmacm4j.it.support.ExternalProcess;
 import org.rdmacm4j.it.support.SoftRoceTest;
 
@@ -48,10 +49,10 @@ class PeerDeathIT {
         String repo = System.getProperty("user.dir");
         String cp = repo + "/it/target/test-classes:" + repo + "/it/target/classes:"
                 + Files.readString(Path.of(repo, "it/target/it-classpath.txt")).trim();
-        String javaCmd = ProcessHandle.current().info().command().orElse("java");
-        try (ExternalProcess peer = ExternalProcess.start(javaCmd, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "--enable-native-access=ALL-UNNAMED", "-cp", cp, EchoPeer.class.getName(),
-                CmFixtures.serverHost().getHostAddress(), Integer.toString(port));
+        List<String> cmd = new ArrayList<>(ChildJvm.java());
+        cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-cp", cp, EchoPeer.class.getName(),
+                CmFixtures.serverHost().getHostAddress(), Integer.toString(port)));
+        try (ExternalProcess peer = ExternalProcess.start(cmd.toArray(String[]::new));
              RdmaCm cm = RdmaCm.open()) {
             awaitPeerListening(peer, port);
             var echoed = new AtomicInteger();

@@ -37,6 +37,7 @@ import org.rdmacm4j.cm.core.RdmaCmException;
 import org.rdmacm4j.cm.core.RdmaConnection;
 import org.rdmacm4j.cm.core.RdmaListener;
 import org.rdmacm4j.cm.statemachine.RetryPolicy;
+import org.rdmacm4j.it.support.ChildJvm;
 import org.rdmacm4j.it.support.ExternalProcess;
 import org.rdmacm4j.it.support.ReliabilityReport;
 import org.rdmacm4j.it.support.SoftRoce;
@@ -472,11 +473,12 @@ class SoakIT {
 
     /** Starts a {@link SoakPeer} JVM; its connections land in {@link #peerAccepted} when it is up. */
     private void startPeer() {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        peer = ExternalProcess.start(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx96m",
+        List<String> cmd = new ArrayList<>(ChildJvm.java());
+        cmd.addAll(List.of("-Xmx96m",
                 "--enable-native-access=ALL-UNNAMED", "-cp", testClassPath(), SoakPeer.class.getName(),
                 SoftRoce.SERVER_ADDR, String.valueOf(port), String.valueOf(PEER_CONNECTIONS),
-                String.valueOf(SECONDS + 300));
+                String.valueOf(SECONDS + 300)));
+        peer = ExternalProcess.start(cmd.toArray(String[]::new));
     }
 
     private void stopPeer() {

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +25,7 @@ import org.rdmacm4j.cm.core.RdmaListener;
 import org.rdmacm4j.cm.core.RequestHandler;
 import org.rdmacm4j.cm.statemachine.AsyncEventType;
 import org.rdmacm4j.it.core.CheckedTraffic;
+import org.rdmacm4j.it.support.ChildJvm;
 import org.rdmacm4j.it.support.ExternalProcess;
 import org.rdmacm4j.it.support.ResourcesAtRestExtension;
 
@@ -186,10 +188,10 @@ public final class TwoHostPeer {
             if (child != null && child.isAlive()) {
                 return "error: a child is already running";
             }
-            String java = ProcessHandle.current().info().command().orElse("java");
-            child = new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                    "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                    TwoHostPeer.class.getName(), "child", String.valueOf(port)).redirectErrorStream(true).start();
+            List<String> cmd = new ArrayList<>(ChildJvm.java());
+            cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                    TwoHostPeer.class.getName(), "child", String.valueOf(port)));
+            child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             var ready = new CompletableFuture<String>();
             BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
             Thread.ofPlatform().daemon().name("child-output").start(() -> {
