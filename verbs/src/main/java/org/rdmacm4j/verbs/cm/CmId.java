@@ -307,6 +307,15 @@ public final class CmId implements AutoCloseable {
     }
 
     /**
+     * The address of the device context librdmacm bound this id to ({@code id->verbs}, the same
+     * value as {@code context().handle()}), or 0 before it is bound; makes no view. While an id is
+     * bound, librdmacm holds that context open (its device reference counts the id).
+     */
+    public long deviceHandle() {
+        return open().get(ADDRESS, VERBS).address();
+    }
+
+    /**
      * The device context librdmacm bound this id to ({@code id->verbs}), as a borrowed view:
      * allocate the PD for {@link #createQp} from it. The same view is returned each time; it is
      * closed with the id, which fails (IllegalStateException) while PDs made from it are open.
