@@ -7,6 +7,10 @@
 #   env OUT JARS="base=/a.jar new=/b.jar" [REPS=3 WARMUP=500 K=1000 CEL=/path/cm_event_loop STRACE=1 JFR=1]
 set -uo pipefail
 : "${OUT:?}" "${JARS:?}"
+# A run waiting for a guest slot can be given other variants: $OUT/jars, $OUT/trace-jars if present.
+[[ -f ${OUT}/jars ]] && JARS=$(cat "${OUT}/jars")
+TRACE_JARS=${TRACE_JARS:-${JARS}}
+[[ -f ${OUT}/trace-jars ]] && TRACE_JARS=$(cat "${OUT}/trace-jars")
 reps=${REPS:-3}; warmup=${WARMUP:-500}; k=${K:-1000}
 server=192.0.2.1; client=192.0.2.3; port=23000
 c1=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED)
@@ -38,7 +42,7 @@ if [[ -n ${CEL:-} ]]; then
   done
 fi
 if [[ ${STRACE:-1} == 1 ]]; then
-  for v in ${JARS}; do
+  for v in ${TRACE_JARS}; do
     run_cc "${v%%=*}-strace" "${v#*=}" 100 200 strace -f -o "${OUT}/${v%%=*}.strace" -qq
   done
   if [[ -n ${CEL:-} ]]; then
@@ -49,7 +53,7 @@ if [[ ${STRACE:-1} == 1 ]]; then
   fi
 fi
 if [[ ${JFR:-1} == 1 ]]; then
-  for v in ${JARS}; do
+  for v in ${TRACE_JARS}; do
     JAVA_EXTRA="-XX:StartFlightRecording=filename=${OUT}/${v%%=*}.jfr,settings=profile,dumponexit=true" \
       run_cc "${v%%=*}-jfr" "${v#*=}" "${warmup}" "${k}"
   done
