@@ -62,14 +62,22 @@ public final class ConnectCost {
         var accepted = new ConcurrentLinkedQueue<RdmaConnection>();
         long t0 = System.nanoTime();
         try (RdmaCm cm = RdmaCm.open()) {
+            var acceptFailures = new java.util.concurrent.atomic.AtomicInteger();
             RdmaListener l = cm.listen(at, ListenOptions.defaults(), r -> r.accept(ConnectionHandler.none(),
-                    AcceptOptions.defaults().raw().qp(CMTIME_QP)).thenAccept(accepted::add));
+                    AcceptOptions.defaults().raw().qp(CMTIME_QP)).whenComplete((c, e) -> {
+                        if (c != null) {
+                            accepted.add(c);
+                        } else {
+                            acceptFailures.incrementAndGet();   // e.g. the peer's close overtook the accept
+                        }
+                    }));
             long t1 = System.nanoTime();
             System.out.printf("open_ms %.1f%n", (t1 - t0) / 1e6);
             ConnectOptions options = ConnectOptions.builder().raw().qp(CMTIME_QP).source(from).build();
             long[] lat = new long[k];
             Map<String, long[]> before = null;
             long[] processBefore = null;
+            int acceptFailuresSeen = 0;
             for (int i = 0; i < warmup + k; i++) {
                 if (i == warmup) {
                     before = threadTicks();
@@ -88,13 +96,18 @@ public final class ConnectCost {
                 await(c.close());
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
                 RdmaConnection s;
-                while ((s = accepted.poll()) == null && System.nanoTime() < deadline) {
+                int failuresBefore = acceptFailuresSeen;
+                while ((s = accepted.poll()) == null && acceptFailures.get() == failuresBefore
+                        && System.nanoTime() < deadline) {
                     Thread.sleep(0, 100_000);
                 }
-                if (s == null) {
+                if (s != null) {
+                    await(s.closeFuture());
+                } else if (acceptFailures.get() != failuresBefore) {
+                    acceptFailuresSeen = acceptFailures.get();   // counted and printed below
+                } else {
                     throw new IllegalStateException("connection " + i + " was never accepted");
                 }
-                await(s.closeFuture());
             }
             marker("end");
             Map<String, long[]> after = threadTicks();
@@ -110,6 +123,7 @@ public final class ConnectCost {
             Arrays.sort(lat);
             System.out.printf("connect_us p50 %.1f p99 %.1f min %.1f (K=%d after %d warm-up)%n", lat[k / 2] / 1e3,
                     lat[Math.min(k - 1, (int) (k * 0.99))] / 1e3, lat[0] / 1e3, k, warmup);
+            System.out.println("accept_failures " + acceptFailures.get());
             System.out.println("statistics " + cm.statistics());
             await(l.close());
         }

@@ -51,6 +51,7 @@ final class Devices {
      */
     private final List<Device> lingering = new ArrayList<>();
     private final Map<Long, CmTuning> limitsByContext = new HashMap<>();
+    private final Map<Long, Boolean> iwarpByContext = new HashMap<>();
     private long nextDeviceToken = 100;
 
     Devices(Epoll epoll, Map<CmId, VerbsId> ids) {
@@ -68,11 +69,9 @@ final class Devices {
         if (id.device != null) {
             return id.device;
         }
-        long handle;
-        try {
-            handle = id.cmId.context().handle();
-        } catch (IllegalStateException unbound) {
-            throw new PortCallException("rdma_create_qp", ENODEV, "the id is not bound to a device", unbound);
+        long handle = id.cmId.deviceHandle();   // no context view per id: the device's own serves
+        if (handle == 0) {
+            throw new PortCallException("rdma_create_qp", ENODEV, "the id is not bound to a device", null);
         }
         Device dev = devices.get(handle);
         if (dev != null && dev.users == 0) {
@@ -200,16 +199,35 @@ final class Devices {
 
     /** The device's limits for the id's tuning (queried once per device), or null if the id is unbound. */
     CmTuning limits(VerbsId id) {
-        DeviceContext ctx;
-        try {
-            ctx = id.cmId.context();
-        } catch (IllegalStateException unbound) {
+        long handle = id.cmId.deviceHandle();
+        if (handle == 0) {
             return null;
         }
-        return limitsByContext.computeIfAbsent(ctx.handle(), h -> {
-            DeviceAttributes a = ctx.query();
-            return new CmTuning(Math.min(255, a.maxQpRdAtom()), Math.min(255, a.maxQpInitRdAtom()), 7, 7);
-        });
+        CmTuning known = limitsByContext.get(handle);
+        if (known != null) {
+            return known;
+        }
+        DeviceAttributes a = id.cmId.context().query();
+        CmTuning t = new CmTuning(Math.min(255, a.maxQpRdAtom()), Math.min(255, a.maxQpInitRdAtom()), 7, 7);
+        limitsByContext.put(handle, t);
+        return t;
+    }
+
+    /**
+     * True if the id's device is iWARP (asked once per device, like its limits); IllegalStateException
+     * if the id is not bound to a device yet.
+     */
+    boolean isIwarp(VerbsId id) {
+        long handle = id.cmId.deviceHandle();
+        if (handle == 0) {
+            throw new IllegalStateException(id + " is not bound to a device yet");
+        }
+        Boolean known = iwarpByContext.get(handle);
+        if (known == null) {
+            known = id.cmId.context().isIwarp();
+            iwarpByContext.put(handle, known);
+        }
+        return known;
     }
 
     /**

@@ -313,7 +313,7 @@ public final class VerbsCmPort implements NativePort {
     @Override
     public Transport transport(NativeId nid) {
         try {
-            return v(nid).cmId.context().isIwarp() ? Transport.IWARP : Transport.ROCE;
+            return devices.isIwarp(v(nid)) ? Transport.IWARP : Transport.ROCE;
         } catch (IllegalStateException unbound) {
             return defaultTransport();
         }
