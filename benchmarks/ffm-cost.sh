@@ -4,7 +4,8 @@
 # the launchers' JIT flags; then C's cm_event_loop latency CPU per cycle (bash time, K2 - K1);
 # then, once per variant, strace -f over a short run (syscalls inside the measured window, by
 # thread) and a JFR recording (settings=profile).
-#   env OUT JARS="base=/a.jar new=/b.jar" [REPS=3 WARMUP=500 K=1000 CEL=/path/cm_event_loop STRACE=1 JFR=1]
+#   env OUT JARS="base=/a.jar new=/b.jar" [REPS=3 WARMUP=500 K=1000 CEL=/path/cm_event_loop STRACE=1
+#       STRACE_W=100 STRACE_K=200 CEL_STRACE=1 JFR=1 TRACE_JARS=(default JARS)]
 set -uo pipefail
 : "${OUT:?}" "${JARS:?}"
 # A run waiting for a guest slot can be given other variants: $OUT/jars, $OUT/trace-jars if present.
@@ -43,9 +44,9 @@ if [[ -n ${CEL:-} ]]; then
 fi
 if [[ ${STRACE:-1} == 1 ]]; then
   for v in ${TRACE_JARS}; do
-    run_cc "${v%%=*}-strace" "${v#*=}" 100 200 strace -f -o "${OUT}/${v%%=*}.strace" -qq
+    run_cc "${v%%=*}-strace" "${v#*=}" "${STRACE_W:-100}" "${STRACE_K:-200}" strace -f -o "${OUT}/${v%%=*}.strace" -qq
   done
-  if [[ -n ${CEL:-} ]]; then
+  if [[ -n ${CEL:-} && ${CEL_STRACE:-1} == 1 ]]; then
     port=$((port + 1))
     strace -f -c -o "${OUT}/c-strace-200.txt" "${CEL}" latency "${server}" "${client}" "${port}" 200 > /dev/null 2>&1
     port=$((port + 1))
