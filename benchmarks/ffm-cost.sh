@@ -32,6 +32,19 @@ for rep in $(seq 1 "${reps}"); do
     run_cc "${v%%=*}-r${rep}" "${v#*=}" "${warmup}" "${k}"
   done
 done
+# Cold first connections: a fresh JVM (or C process) per sample, one connection each.
+COLD_REPS=${COLD_REPS:-0}
+[[ -f ${OUT}/cold-reps ]] && COLD_REPS=$(cat "${OUT}/cold-reps")
+for rep in $(seq 1 "${COLD_REPS}"); do
+  for v in ${JARS}; do
+    run_cc "cold-${v%%=*}-c${rep}" "${v#*=}" 0 1
+  done
+  if [[ -n ${CEL:-} ]]; then
+    port=$((port + 1))
+    timeout -k 5 60 "${CEL}" latency "${server}" "${client}" "${port}" 1 > "${OUT}/c-cold-c${rep}.txt" 2>&1
+    note "C cm_event_loop cold c${rep}: $(grep '^latency_us 0 ' "${OUT}/c-cold-c${rep}.txt")"
+  fi
+done
 if [[ -n ${CEL:-} ]]; then
   for rep in $(seq 1 "${reps}"); do
     for kk in 300 1300; do
