@@ -36,8 +36,11 @@ public final class Errno {
     private static final ThreadLocal<MemorySegment> STATE =
             ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(STATE_LAYOUT));
 
-    private static final MethodHandle STRERROR = Libraries.LINKER.downcallHandle(
-            Libraries.libc().findOrThrow("strerror"), FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    /** Only when a failure is described: linked on first use. */
+    private static final class Strerror {
+        static final MethodHandle H = Libraries.LINKER.downcallHandle(
+                Libraries.libc().findOrThrow("strerror"), FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    }
 
     /** This thread's capture segment; pass it as the first argument of a capturing handle. */
     public static MemorySegment state() {
@@ -62,7 +65,7 @@ public final class Errno {
      */
     public static String describe(int errno) {
         try {
-            MemorySegment s = (MemorySegment) STRERROR.invokeExact(errno);
+            MemorySegment s = (MemorySegment) Strerror.H.invokeExact(errno);
             return s.equals(MemorySegment.NULL) ? "Unknown error " + errno : s.reinterpret(4096).getString(0);
         } catch (Throwable t) {
             throw Native.rethrow(t);
