@@ -14,6 +14,7 @@ TRACE_JARS=${TRACE_JARS:-${JARS}}
 [[ -f ${OUT}/trace-jars ]] && TRACE_JARS=$(cat "${OUT}/trace-jars")
 [[ -f ${OUT}/reps ]] && REPS=$(cat "${OUT}/reps")
 [[ -f ${OUT}/no-jfr ]] && JFR=0
+[[ -f ${OUT}/no-strace ]] && STRACE=0
 reps=${REPS:-3}; warmup=${WARMUP:-500}; k=${K:-1000}
 server=192.0.2.1; client=192.0.2.3; port=23000
 c1=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED)
