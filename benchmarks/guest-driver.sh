@@ -11,27 +11,43 @@
 # round trip), BENCH_REPS, BENCH_NS (connection counts), BENCH_LOCKSTEP (1 when the twin has
 # --lockstep), BENCH_MEMORY (connection counts for the memory figure), BENCH_MEMORY_SECONDS,
 # BENCH_PINGPONG_WARMUP / BENCH_PINGPONG_COUNT (untimed and timed round trips), BENCH_ONLY (the
-# figure groups to run, space-separated, of: cmtime latency storm pingpong rping ucmatose writebw
-# memory; default all).
+# figure groups to run, space-separated, of: cmtime latency warm storm pingpong rping ucmatose writebw
+# memory; default all), and for the warm group (issue 21: warm and cold apart) BENCH_WARM_K (lone
+# connections per process, 2000), BENCH_WARM_FROM (the first connection of the warm window, 1001),
+# BENCH_WARM_STORM_N (500), BENCH_JDK_REPS (how many repetitions run the JIT settings other than
+# c1, 1), BENCH_JITS (the JIT settings the rdmacm4j rows run under, "c1 jdk":
+# c1 = the launchers' -XX:TieredStopAtLevel=1, jdk = the JDK's default tiered JIT; both with the
+# launchers' -XX:+UseSerialGC).
 set -uo pipefail
 repo=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 : "${OUT:?}" "${CM_LOOP:?}"
 reps=${BENCH_REPS:-3}
 only=${BENCH_ONLY:-all}
-groups="cmtime latency storm pingpong rping ucmatose writebw memory"
+groups="cmtime latency warm storm pingpong rping ucmatose writebw memory"
 for g in ${only}; do
   [[ ${g} == all || " ${groups} " == *" ${g} "* ]] || { echo "bench: BENCH_ONLY: unknown group ${g} (known: ${groups})" >&2; exit 2; }
 done
+# "all" is every group but latency (K = 100 lone connections of a fresh process: the warm group's
+# cold first connection and warm window measure the same thing apart); latency runs when named.
 wanted() {   # wanted GROUP: is GROUP among BENCH_ONLY's groups
-  [[ " ${only} " == *" all "* || " ${only} " == *" $1 "* ]]
+  [[ (" ${only} " == *" all "* && $1 != latency) || " ${only} " == *" $1 "* ]]
 }
-ns=${BENCH_NS:-1 100 500}
+ns=${BENCH_NS:-100 500}
 server=192.0.2.1
 client=192.0.2.3
 jar="${BENCH_JAR:-${repo}/benchmarks/target/benchmarks.jar}"
 # The same JVM flags as the examples' launchers (examples/bin/*): C1 only, serial GC.
 c1=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC)
 java_cmd=(java "${c1[@]}" --enable-native-access=ALL-UNNAMED -cp "${jar}")
+# java_jit JIT: the CmBench java command under one of BENCH_JITS (c1: the launchers' flags; jdk: the
+# JDK's default tiered JIT, the launchers' GC kept so that only the JIT differs).
+java_jit() {
+  case "$1" in
+    c1) echo java "${c1[@]}" --enable-native-access=ALL-UNNAMED -cp "${jar}" ;;
+    jdk) echo java -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED -cp "${jar}" ;;
+    *) note "BENCH_JITS: unknown JIT setting $1 (known: c1 jdk)"; return 1 ;;
+  esac
+}
 # twin NAME: the examples' launcher command (examples/bin/NAME), on run-all.sh's copy of the
 # examples' classes and jars.
 twin() {
@@ -58,6 +74,12 @@ port=20000
   echo "reps ${reps}"
   echo "lockstep ${BENCH_LOCKSTEP:-0}"
   echo "only ${only}"
+  echo "jits ${BENCH_JITS:-c1 jdk}"
+  echo "jdk_reps ${BENCH_JDK_REPS:-1}"
+  echo "jit_c1 -XX:TieredStopAtLevel=1 -XX:+UseSerialGC (the examples' launchers, examples/launch.sh)"
+  echo "jit_jdk -XX:+UseSerialGC (the JDK's default tiered compilation, C1 then C2)"
+  echo "warm K=${BENCH_WARM_K:-2000} FROM=${BENCH_WARM_FROM:-1001} STORM_N=${BENCH_WARM_STORM_N:-500}"
+  echo "perf $(perf --version 2>/dev/null || echo none)"
   # twin() and java_cmd run java directly, not through examples/launch.sh: no AOT cache, every run cold
   echo "aot none (the twins and CmBench run java directly, not through the launchers' AOT cache: every run starts cold)"
   echo "device $(rdma link show rxe0/1 2>/dev/null | head -1)"
@@ -293,32 +315,134 @@ writebw_pair() {   # writebw_pair REP IMPL
   fi
 }
 
+# Issue 21's figures, warm and cold apart: one process per implementation and repetition makes K
+# lone connections (the first is the cold one; p50/p99 over connections FROM..K), then a storm of N
+# set up and torn down in the same warm process; a second, fresh process runs the cold storm of N.
+# The warm window (connections FROM..K) also gives the whole process's CPU time per connection and,
+# under perf stat switched on for the window only (window.h / Window.java drive perf's control
+# fifo), its syscalls and context switches per connection. IMPL: C, or rdmacm4j-JIT for each of BENCH_JITS.
+perf_ok=0
+if command -v perf > /dev/null; then
+  mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing 2> /dev/null
+  perf stat -e raw_syscalls:sys_enter -x, -o /dev/null -- true 2> /dev/null && perf_ok=1
+fi
+(( perf_ok )) || note "perf cannot count raw_syscalls:sys_enter here: the syscall figures will be missing"
+
+warm_cmd() {   # warm_cmd IMPL: the program for IMPL (prints the command words)
+  if [[ $1 == C ]]; then echo "${CM_LOOP}"; else
+    echo "$(java_jit "${1#rdmacm4j-}") org.rdmacm4j.benchmarks.CmBench"; fi
+}
+
+warm_run() {   # warm_run REP IMPL
+  local rep=$1 impl=$2 k=${BENCH_WARM_K:-2000} from=${BENCH_WARM_FROM:-1001} n=${BENCH_WARM_STORM_N:-500}
+  local f="${OUT}/raw/warm-${impl}-r${rep}.txt" cmd perf=()
+  read -r -a cmd <<< "$(warm_cmd "${impl}")" || return
+  port=$((port + 1))
+  command_once "warm/${impl}" "${cmd[*]/#*\/cm_event_loop/cm_event_loop} warm ${server} ${client} PORT ${k} ${from} ${n}"
+  if (( perf_ok )); then
+    rm -f /tmp/bench-ctl /tmp/bench-ack; mkfifo /tmp/bench-ctl /tmp/bench-ack
+    perf=(perf stat -x, -o "${f}.perf" -e raw_syscalls:sys_enter,context-switches,cpu-migrations -D -1
+          --control fifo:/tmp/bench-ctl,/tmp/bench-ack --)
+    command_once "warm/perf" "${perf[*]} PROGRAM (switched on for the window only)"
+  fi
+  if (( ${#perf[@]} )); then export BENCH_PERF_CTL=/tmp/bench-ctl BENCH_PERF_ACK=/tmp/bench-ack; fi
+  single_process "${f}" 900 "${perf[@]}" "${cmd[@]}" warm "${server}" "${client}" "${port}" "${k}" "${from}" "${n}"
+  local rc=$?
+  unset BENCH_PERF_CTL BENCH_PERF_ACK
+  # what the program measured before a failure (the lone connections, a storm that died) is recorded;
+  # single_process counted the failure
+  awk '/^latency_us/ {print $2, $3}' "${f}" > "${f}.lat"
+  record "warm_cold_us" "${impl}" "${rep}" "$(awk '$1 == 0 {print $2}' "${f}.lat")"
+  awk -v from="${from}" '$1 >= from - 1 {print $2}' "${f}.lat" | sort -g > "${f}.win"
+  record "warm_p50_us" "${impl}" "${rep}" "$(awk '{a[NR]=$1} END {i=int(NR*0.50+0.5); if (i<1) i=1; print a[i]}' "${f}.win")"
+  record "warm_p99_us" "${impl}" "${rep}" "$(awk '{a[NR]=$1} END {i=int(NR*0.99+0.5); if (i<1) i=1; if (i>NR) i=NR; print a[i]}' "${f}.win")"
+  awk '/^window connections/ {print $7 + $9, $7, $9, $13}' "${f}" | while read -r cpu user sys runq; do
+    record "warm_cpu_us" "${impl}" "${rep}" "${cpu}"
+    record "warm_cpu_user_us" "${impl}" "${rep}" "${user}"
+    record "warm_cpu_sys_us" "${impl}" "${rep}" "${sys}"
+    record "warm_runq_us" "${impl}" "${rep}" "${runq}"
+  done
+  awk '/^storm n/ {print $3, $5, $7}' "${f}" | while read -r sn setup teardown; do
+    record "warm_storm_setup_rate" "${impl}" "${rep}" "$(echo "${sn} / ${setup}" | bc -l)"
+    record "warm_storm_teardown_rate" "${impl}" "${rep}" "$(echo "${sn} / ${teardown}" | bc -l)"
+  done
+  if [[ -s ${f}.perf ]]; then
+    local wn; wn=$(awk '/^window connections/ {print $3}' "${f}")
+    awk -F, -v n="${wn}" '$3 == "raw_syscalls:sys_enter" {print "warm_syscalls", $1 / n}
+        $3 == "context-switches" {print "warm_cswitches", $1 / n}' "${f}.perf" |
+      while read -r fig v; do record "${fig}" "${impl}" "${rep}" "${v}"; done
+  fi
+  return "${rc}"
+}
+
+cold_storm_run() {   # cold_storm_run REP IMPL: a fresh process's storm of N
+  local rep=$1 impl=$2 n=${BENCH_WARM_STORM_N:-500} f="${OUT}/raw/coldstorm-$2-r$1.txt" cmd
+  read -r -a cmd <<< "$(warm_cmd "${impl}")" || return
+  port=$((port + 1))
+  command_once "coldstorm/${impl}" "${cmd[*]/#*\/cm_event_loop/cm_event_loop} storm ${server} ${client} PORT ${n}"
+  single_process "${f}" 600 "${cmd[@]}" storm "${server}" "${client}" "${port}" "${n}" || return
+  awk '/^storm n/ {print $3, $5, $7}' "${f}" | while read -r sn setup teardown; do
+    record "cold_storm_setup_rate" "${impl}" "${rep}" "$(echo "${sn} / ${setup}" | bc -l)"
+    record "cold_storm_teardown_rate" "${impl}" "${rep}" "$(echo "${sn} / ${teardown}" | bc -l)"
+  done
+}
+
+# warm_impls REP: C first (it takes seconds), then rdmacm4j under each of BENCH_JITS, the JIT
+# settings other than the launchers' (c1) only in the first BENCH_JDK_REPS repetitions (default 1:
+# under TCG the JDK's default JIT takes ~8 min for one K = 2,000 process, twice C1's time).
+warm_impls() {
+  local j
+  echo C
+  for j in ${BENCH_JITS:-c1 jdk}; do
+    if [[ ${j} == c1 ]] || (( $1 <= ${BENCH_JDK_REPS:-1} )); then echo "rdmacm4j-${j}"; fi
+  done
+}
+
 start=${SECONDS}
+# timed GROUP CMD...: runs CMD and adds the seconds it took to GROUP's total in meta.txt (group_seconds)
+declare -A group_seconds=()
+timed() {
+  local g=$1 t=${SECONDS}; shift
+  "$@"
+  group_seconds[${g}]=$(( ${group_seconds[${g}]:-0} + SECONDS - t ))
+}
+cmtime_group() {
+  local rep=$1 n
+  for n in ${ns}; do
+    j_cmtime "${rep}" "${n}" pipelined
+    if [[ ${BENCH_LOCKSTEP:-0} == 1 ]]; then j_cmtime "${rep}" "${n}" lockstep; fi
+    c_cmtime "${rep}" "${n}"
+  done
+}
+warm_group() {
+  local rep=$1 impl
+  # librdmacm gives every QP's CQs a completion channel (an fd): a storm of 500 with both ends in
+  # one process needs more than the default 1,024 (the JVM raises its own soft limit, C does not)
+  ulimit -n 1048576 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+  for impl in $(warm_impls "${rep}"); do warm_run "${rep}" "${impl}"; cold_storm_run "${rep}" "${impl}"; done
+}
+pingpong_group() {
+  pingpong_pair "$1" rdmacm4j; pingpong_pair "$1" C
+  if (( $1 == 1 )); then pingpong_cross; fi
+}
 for rep in $(seq 1 "${reps}"); do
   note "repetition ${rep} of ${reps} ($((SECONDS - start)) s)"
-  if wanted cmtime; then
-    for n in ${ns}; do
-      j_cmtime "${rep}" "${n}" pipelined
-      if [[ ${BENCH_LOCKSTEP:-0} == 1 ]]; then j_cmtime "${rep}" "${n}" lockstep; fi
-      c_cmtime "${rep}" "${n}"
-    done
-  fi
-  if wanted latency; then latency_pair "${rep}" rdmacm4j; latency_pair "${rep}" C; fi
-  if wanted storm; then storm_pair "${rep}" rdmacm4j; storm_pair "${rep}" C; fi
-  if wanted pingpong; then
-    pingpong_pair "${rep}" rdmacm4j; pingpong_pair "${rep}" C
-    if (( rep == 1 )); then pingpong_cross; fi
-  fi
+  if wanted cmtime; then timed cmtime cmtime_group "${rep}"; fi
+  if wanted latency; then timed latency latency_pair "${rep}" rdmacm4j; timed latency latency_pair "${rep}" C; fi
+  if wanted warm; then timed warm warm_group "${rep}"; fi
+  if wanted storm; then timed storm storm_pair "${rep}" rdmacm4j; timed storm storm_pair "${rep}" C; fi
+  if wanted pingpong; then timed pingpong pingpong_group "${rep}"; fi
   if wanted rping; then
-    tool_pair "${rep}" rdmacm4j rping "${BENCH_RPING_COUNT:-2000}" rping_iteration_us -- -S 64
-    tool_pair "${rep}" C rping "${BENCH_RPING_COUNT:-2000}" rping_iteration_us -- -S 64
+    timed rping tool_pair "${rep}" rdmacm4j rping "${BENCH_RPING_COUNT:-2000}" rping_iteration_us -- -S 64
+    timed rping tool_pair "${rep}" C rping "${BENCH_RPING_COUNT:-2000}" rping_iteration_us -- -S 64
   fi
   if wanted ucmatose; then
-    tool_pair "${rep}" rdmacm4j ucmatose "${BENCH_UCMATOSE_COUNT:-8000}" ucmatose_message_us -- -S 64
-    tool_pair "${rep}" C ucmatose "${BENCH_UCMATOSE_COUNT:-8000}" ucmatose_message_us -- -S 64
+    timed ucmatose tool_pair "${rep}" rdmacm4j ucmatose "${BENCH_UCMATOSE_COUNT:-8000}" ucmatose_message_us -- -S 64
+    timed ucmatose tool_pair "${rep}" C ucmatose "${BENCH_UCMATOSE_COUNT:-8000}" ucmatose_message_us -- -S 64
   fi
-  if wanted writebw; then writebw_pair "${rep}" rdmacm4j; writebw_pair "${rep}" C; fi
+  if wanted writebw; then timed writebw writebw_pair "${rep}" rdmacm4j; timed writebw writebw_pair "${rep}" C; fi
 done
+for g in "${!group_seconds[@]}"; do echo "group_seconds_${g} ${group_seconds[${g}]}" >> "${OUT}/meta.txt"; done
 
 if ! wanted memory; then
   echo "seconds $((SECONDS - start))" >> "${OUT}/meta.txt"

@@ -12,16 +12,23 @@
 # comes from docs/benchmarks-downcall.md (benchmarks/run-downcall-bench.sh, a host benchmark).
 #
 # (The guest gets the settings as arguments: guest.sh carries no environment into it.)
-# Env: BENCH_REPS (default 3), BENCH_NS (default "1 100 500"), BENCH_TIMEOUT (guest job deadline,
+# Env: BENCH_REPS (default 3), BENCH_NS (cmtime's N, default "100 500": N = 1 is a cold JVM's first
+#      connection, which the warm group reports as such), BENCH_TIMEOUT (guest job deadline,
 #      default 3600 s: a full run took 1910 s on 2026-11-23), BENCH_MEMORY (default 1000,10000), BENCH_MEMORY_SECONDS (default 150),
 #      BENCH_OUT (results dir, default benchmarks/target/bench-<time>), BENCH_LATENCY_K (100),
 #      BENCH_STORM_N (200), BENCH_RPING_COUNT (2000), BENCH_UCMATOSE_COUNT (8000),
 #      BENCH_PINGPONG_WARMUP (1000) and BENCH_PINGPONG_COUNT (5000): untimed and timed round trips,
-#      BENCH_ONLY (default "all"): only these figure groups, space-separated, of cmtime latency storm
-#      pingpong rping ucmatose writebw memory, for a short run, e.g.
+#      BENCH_WARM_K (2000), BENCH_WARM_FROM (1001), BENCH_WARM_STORM_N (500), BENCH_JITS ("c1 jdk"),
+#      BENCH_JDK_REPS (1: the repetitions that also run the JITs other than c1; ~8 min each):
+#      the warm group (issue 21: cold first connection, lone-connection p50/p99 over connections
+#      FROM..K of one process, a storm of N after them in the same process and one in a fresh
+#      process, CPU time and syscalls per warm connection; rdmacm4j under each JIT setting),
+#      BENCH_ONLY (default "all": every group but latency, which the warm group supersedes): only
+#      these figure groups, space-separated, of cmtime latency warm storm pingpong rping ucmatose
+#      writebw memory, for a short run, e.g.
 #        BENCH_REPS=1 BENCH_ONLY=pingpong BENCH_OUT=benchmarks/target/pp benchmarks/run-all.sh
-#      A partial run still rewrites docs/benchmarks.md and docs/connect-rate.png (with the other
-#      figures reported missing): restore them with git checkout unless the run is meant to replace them.
+#      A partial run writes its regenerated benchmarks.md and connect-rate.png to BENCH_OUT/docs, not
+#      over docs/ (the other figures are reported missing there).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "${here}/.." && pwd)
@@ -53,14 +60,22 @@ fi
 status=0
 (cd "${repo}" && RDMACM4J_GUEST_MEM="${RDMACM4J_GUEST_MEM:-6144}" flock /tmp/rdmacm4j-guest.lock \
     it/rig/guest.sh --timeout "${BENCH_TIMEOUT:-3600}" --out "${out}" -- \
-    env OUT="${out}" BENCH_JAR="${out}/benchmarks.jar" EXAMPLES_MODULE_PATH="${BENCH_MODULE_PATH}" CM_LOOP="${out}/cm_event_loop" MSG_PINGPONG="${out}/msg_pingpong" BENCH_REPS="${BENCH_REPS:-3}" BENCH_NS="${BENCH_NS:-1 100 500}" \
+    env OUT="${out}" BENCH_JAR="${out}/benchmarks.jar" EXAMPLES_MODULE_PATH="${BENCH_MODULE_PATH}" CM_LOOP="${out}/cm_event_loop" MSG_PINGPONG="${out}/msg_pingpong" BENCH_REPS="${BENCH_REPS:-3}" BENCH_NS="${BENCH_NS:-100 500}" \
     BENCH_LOCKSTEP="${lockstep}" BENCH_MEMORY="${BENCH_MEMORY:-1000,10000}" \
     BENCH_MEMORY_SECONDS="${BENCH_MEMORY_SECONDS:-150}" BENCH_LATENCY_K="${BENCH_LATENCY_K:-100}" \
     BENCH_STORM_N="${BENCH_STORM_N:-200}" BENCH_RPING_COUNT="${BENCH_RPING_COUNT:-2000}" \
     BENCH_UCMATOSE_COUNT="${BENCH_UCMATOSE_COUNT:-8000}" BENCH_PINGPONG_WARMUP="${BENCH_PINGPONG_WARMUP:-1000}" \
-    BENCH_PINGPONG_COUNT="${BENCH_PINGPONG_COUNT:-5000}" BENCH_ONLY="${BENCH_ONLY:-all}" REPO="${repo}" bash "${out}/guest-driver.sh") || status=$?
+    BENCH_PINGPONG_COUNT="${BENCH_PINGPONG_COUNT:-5000}" BENCH_ONLY="${BENCH_ONLY:-all}" \
+    BENCH_JITS="${BENCH_JITS:-c1 jdk}" BENCH_WARM_K="${BENCH_WARM_K:-2000}" BENCH_WARM_FROM="${BENCH_WARM_FROM:-1001}" \
+    BENCH_WARM_STORM_N="${BENCH_WARM_STORM_N:-500}" BENCH_JDK_REPS="${BENCH_JDK_REPS:-1}" REPO="${repo}" bash "${out}/guest-driver.sh") || status=$?
 [[ -s "${out}/results.tsv" ]] || { echo "run-all: the guest run produced no results (exit ${status}); see ${out}" >&2; exit 2; }
 
-java -Djava.awt.headless=true -cp "${jar}" org.rdmacm4j.benchmarks.BenchReport "${out}" "${repo}/docs"
-echo "run-all: wrote docs/benchmarks.md and docs/connect-rate.png from ${out} (guest exit ${status})" >&2
+# A partial run (BENCH_ONLY) writes its report next to its results, not over docs/: a copy of
+# docs/benchmarks.md (its hand-written part kept) regenerated in ${out}/docs.
+docs="${repo}/docs"
+if [[ ${BENCH_ONLY:-all} != all ]]; then
+  docs="${out}/docs"; mkdir -p "${docs}"; cp "${repo}/docs/benchmarks.md" "${docs}/"
+fi
+java -Djava.awt.headless=true -cp "${jar}" org.rdmacm4j.benchmarks.BenchReport "${out}" "${docs}"
+echo "run-all: wrote ${docs}/benchmarks.md and connect-rate.png from ${out} (guest exit ${status})" >&2
 exit "${status}"

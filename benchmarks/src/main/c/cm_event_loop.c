@@ -7,11 +7,26 @@
  *     at once (resolve addr -> resolve route -> create QP + connect; the listener side creates a
  *     QP and accepts), then all disconnected by the client, every id and QP destroyed on its
  *     DISCONNECTED event. Prints "events E seconds S events/s R": every CM event of both sides,
- *     from the first rdma_create_id to the last destroy.
+ *     from the first rdma_create_id to the last destroy; and "storm n N setup_s S teardown_s T":
+ *     the first create id to the last client ESTABLISHED, then the first disconnect to the last destroy.
  *
  *   cm_event_loop latency SERVER CLIENT PORT K
  *     The same loop, one connection at a time, K times: prints "latency_us I T" per connection,
  *     T = rdma_create_id of the client id to its ESTABLISHED event (I = 0 is the cold one).
+ *
+ *   cm_event_loop warm SERVER CLIENT PORT K FROM N
+ *     Issue 21's warm figures, one process: K lone connections as in latency (latency_us per
+ *     connection), then a storm of N set up and torn down in the same, warm process. Over the
+ *     window of connections FROM..K (1-based) it prints the whole process's CPU time (user, sys:
+ *     /proc/self/stat) and its threads' run and run-queue wait (/proc/self/task/T/schedstat), per
+ *     connection ("window ..." and "thread ..." lines, window.h), and it switches a perf
+ *     counter on and off around the window when BENCH_PERF_CTL / BENCH_PERF_ACK name perf's control
+ *     fifos (perf stat|record --control fifo:CTL,ACK -D -1); BENCH_WINDOW_STORM=1 puts the window
+ *     around the storm instead. A window of at most 5 lone connections also prints each one's
+ *     monotonic timestamps ("mark I connect_call_ns A connected_ns B close_call_ns B closed_ns C"),
+ *     as CmBench does, for the timeline. The storm prints
+ *     "storm n N setup_s S teardown_s T": first create id to the last client ESTABLISHED, then
+ *     the first disconnect to the last destroy.
  *
  * The QP capabilities are cmtime's (1 send WR, 1 recv WR, 1 SGE each), as in rdmacm4j's twin.
  * Every wait has a deadline (60 s without any event: exit 3).
@@ -27,6 +42,8 @@
 #include <sys/epoll.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "window.h"
 
 enum side { CLIENT_SIDE, SERVER_SIDE };
 
@@ -183,17 +200,23 @@ int main(int argc, char **argv)
 	struct rdma_cm_id *listener;
 	struct epoll_event ev = { .events = EPOLLIN };
 	long n, i;
-	int storm;
+	int storm, warm;
+	long from = 0, storm_n = 0;
 	double t0, t1;
 
-	if (argc != 6 || (strcmp(argv[1], "storm") && strcmp(argv[1], "latency"))) {
-		fprintf(stderr, "usage: cm_event_loop storm|latency SERVER CLIENT PORT N\n");
+	warm = argc == 8 && !strcmp(argv[1], "warm");
+	if (!warm && (argc != 6 || (strcmp(argv[1], "storm") && strcmp(argv[1], "latency")))) {
+		fprintf(stderr, "usage: cm_event_loop storm|latency SERVER CLIENT PORT N | warm SERVER CLIENT PORT K FROM N\n");
 		return 2;
 	}
 	storm = !strcmp(argv[1], "storm");
 	n = atol(argv[5]);
-	if (n < 1) {
-		fprintf(stderr, "cm_event_loop: N must be at least 1\n");
+	if (warm) {
+		from = atol(argv[6]);
+		storm_n = atol(argv[7]);
+	}
+	if (n < 1 || (warm && (from < 1 || from > n || storm_n < 1))) {
+		fprintf(stderr, "cm_event_loop: N must be at least 1 (warm: 1 <= FROM <= K, N >= 1)\n");
 		return 2;
 	}
 	address(&server_addr, argv[2], atoi(argv[4]));
@@ -210,29 +233,67 @@ int main(int argc, char **argv)
 		die("rdma_create_id");
 	if (rdma_bind_addr(listener, (struct sockaddr *)&server_addr) || rdma_listen(listener, 4096))
 		die("listen");
-	clients = calloc(n, sizeof(*clients));
+	clients = calloc(n + storm_n, sizeof(*clients));
 
 	t0 = now_s();
 	if (storm) {
+		double s1;
 		for (i = 0; i < n; i++)
 			start_connect(i);
 		while (established < n)
 			pump();
+		s1 = now_s();
 		for (i = 0; i < n; i++)
 			if (rdma_disconnect(clients[i]))
 				die("rdma_disconnect");
 		while (disconnected < 2 * n)
 			pump();
+		printf("storm n %ld setup_s %.6f teardown_s %.6f\n", n, s1 - t0, now_s() - s1);
 	} else {
+		struct window w;
+		const char *on_storm = getenv("BENCH_WINDOW_STORM");
+		int window_on_storm = on_storm && !strcmp(on_storm, "1");
+		int marks = warm && !window_on_storm && n - from + 1 <= 5;
+		double m0 = 0, m1 = 0;
 		print_latency = 1;
 		for (i = 0; i < n; i++) {
+			if (warm && !window_on_storm && i == from - 1)
+				window_open(&w);
+			m0 = now_s();
 			start_connect(i);
 			while (established < i + 1)
 				pump();
+			m1 = now_s();
 			if (rdma_disconnect(clients[i]))
 				die("rdma_disconnect");
 			while (disconnected < 2 * (i + 1))
 				pump();
+			if (marks && i >= from - 1)
+				printf("mark %ld connect_call_ns %.0f connected_ns %.0f close_call_ns %.0f closed_ns %.0f\n",
+				       i, m0 * 1e9, m1 * 1e9, m1 * 1e9, now_s() * 1e9);
+		}
+		if (warm) {
+			double s0, s1, s2;
+			if (!window_on_storm)
+				window_close(&w, n - from + 1);
+			else
+				window_open(&w);
+			/* the warm storm: all N connects at once, then all disconnected by the client */
+			s0 = now_s();
+			for (i = n; i < n + storm_n; i++)
+				start_connect(i);
+			while (established < n + storm_n)
+				pump();
+			s1 = now_s();
+			for (i = n; i < n + storm_n; i++)
+				if (rdma_disconnect(clients[i]))
+					die("rdma_disconnect");
+			while (disconnected < 2 * (n + storm_n))
+				pump();
+			s2 = now_s();
+			if (window_on_storm)
+				window_close(&w, storm_n);
+			printf("storm n %ld setup_s %.6f teardown_s %.6f\n", storm_n, s1 - s0, s2 - s1);
 		}
 	}
 	t1 = now_s();

@@ -79,7 +79,9 @@ public final class BenchReport {
                 + m.getOrDefault("reps", "?") + " repetitions. These machines are shared and the guest is emulated, so"
                 + " only the ratios mean anything; absolute figures do not carry to real hardware.");
         line("");
-        line("Regenerate (takes the guest lock, ~32 min; `BENCH_NS=\"1 100 500 2000\"` adds N = 2,000, ~4 min more):");
+        line("Regenerate (takes the guest lock; " + m.getOrDefault("seconds", "?") + " s of guest time in this run, per group: "
+                + groupSeconds(m) + "; `BENCH_ONLY` selects groups, `BENCH_REPS` the repetitions, `BENCH_NS=\"1 100 500 2000\"` adds"
+                + " cmtime's N = 1 and 2,000, `BENCH_ONLY=\"latency ...\"` the older 100-connection latency figure):");
         line("");
         line("```");
         line("./mvnw -q package -DskipTests && benchmarks/run-all.sh");
@@ -93,7 +95,8 @@ public final class BenchReport {
         line("| guest clocksource | " + m.getOrDefault("clocksource", "? (not recorded by this run)") + " |");
         line("| rdma-core | " + m.getOrDefault("rdma_core", "?") + " (perftest " + m.getOrDefault("perftest", "?") + ") |");
         line("| JDK | " + m.getOrDefault("java", "?") + "; rdmacm4j programs run as the examples' launchers do:"
-                + " `-XX:TieredStopAtLevel=1 -XX:+UseSerialGC` (C1 only: under TCG C2 compiles too slowly to pay off in a short run);"
+                + " `-XX:TieredStopAtLevel=1 -XX:+UseSerialGC` (C1 only), except where a row names its JIT setting (the warm"
+                + " section runs each of " + m.getOrDefault("jits", "c1 jdk") + ");"
                 + " AOT cache: " + m.getOrDefault("aot", "? (not recorded by this run)") + " |");
         line("| repetitions | " + m.getOrDefault("reps", "?") + " per figure and implementation |");
         line("| guest run | " + m.getOrDefault("seconds", "?") + " s, failed commands: " + m.getOrDefault("failures", "?") + " |");
@@ -104,11 +107,25 @@ public final class BenchReport {
         summary();
         connectRates();
         steps();
-        latency();
+        if (r.values().containsKey("latency_p50_us")) {
+            latency();
+        }
+        new WarmReport(r, this::line).write();
         dispatch();
         dataPath();
         memory();
         commands();
+    }
+
+    /** "warm 600 s, cmtime 300 s, ..." from meta.txt's group_seconds_GROUP lines. */
+    private static String groupSeconds(Map<String, String> m) {
+        StringBuilder sb = new StringBuilder();
+        m.forEach((k, v) -> {
+            if (k.startsWith("group_seconds_")) {
+                sb.append(sb.isEmpty() ? "" : ", ").append(k.substring("group_seconds_".length())).append(' ').append(v).append(" s");
+            }
+        });
+        return sb.isEmpty() ? "not recorded" : sb.toString();
     }
 
     private void summary() {

@@ -14,9 +14,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.rdmacm4j.cm.core.AcceptOptions;
@@ -42,6 +44,14 @@ import org.rdmacm4j.cm.core.RemoteRegion;
  * <li>{@code latency SERVER CLIENT PORT K}: K connections one at a time, each closed before the next;
  *     prints {@code latency_us I T}, T = connect() called to its future completed (I = 0 is cold), and
  *     the last connection's history (both ends: each state-machine step with its elapsed time).</li>
+ * <li>{@code warm SERVER CLIENT PORT K FROM N}: issue 21's warm figures in one process, the twin of
+ *     {@code cm_event_loop warm}: K lone connections as in latency, then a storm of N set up and torn
+ *     down ({@code storm n N setup_s S teardown_s T}: first connect() to the last end established,
+ *     first close() to the last end closed). A {@link Window} over connections FROM..K prints the
+ *     process's CPU time and its threads' run and run-queue wait per connection and switches perf on
+ *     and off around them; {@code BENCH_WINDOW_STORM=1} puts the window around the storm instead. A
+ *     window of at most 5 lone connections also prints each one's caller-side monotonic
+ *     timestamps ({@code mark ...}) and both ends' histories, for the timeline.</li>
  * <li>{@code writebw SERVER CLIENT PORT SIZE COUNT WINDOW}: COUNT RDMA WRITEs of SIZE bytes, WINDOW in
  *     flight; prints {@code MB/s X} (10^6 bytes per second, as ib_write_bw).</li>
  * <li>{@code pingpong server BIND PORT SIZE | pingpong client SERVER BIND PORT SIZE WARMUP COUNT}: the
@@ -75,6 +85,12 @@ public final class CmBench {
         switch (args[0]) {
             case "storm" -> storm(at, from, positive(args[4]));
             case "latency" -> latency(at, from, positive(args[4]));
+            case "warm" -> {
+                if (args.length != 7) {
+                    usage();
+                }
+                warm(at, from, positive(args[4]), positive(args[5]), positive(args[6]));
+            }
             case "writebw" -> {
                 if (args.length != 7) {
                     usage();
@@ -94,7 +110,7 @@ public final class CmBench {
     }
 
     private static void usage() {
-        System.err.println("usage: CmBench storm|latency SERVER CLIENT PORT N | writebw SERVER CLIENT PORT SIZE COUNT WINDOW"
+        System.err.println("usage: CmBench storm|latency SERVER CLIENT PORT N | warm SERVER CLIENT PORT K FROM N | writebw SERVER CLIENT PORT SIZE COUNT WINDOW"
                 + " | memory SERVER CLIENT PORT N1,N2,... SECONDS"
                 + " | pingpong server BIND PORT SIZE | pingpong client SERVER BIND PORT SIZE WARMUP COUNT");
         System.exit(2);
@@ -112,7 +128,7 @@ public final class CmBench {
 
     /** A listener that accepts every request raw with cmtime's QP and collects the accepted ends. */
     private static RdmaListener acceptAll(RdmaCm cm, InetSocketAddress at, int pending,
-                                          ConcurrentLinkedQueue<RdmaConnection> accepted) {
+                                          java.util.Queue<RdmaConnection> accepted) {
         return cm.listen(at, ListenOptions.defaults().withBacklog(Math.max(128, pending))
                 .withMaxPendingRequests(Math.max(128, pending)), r -> r.accept(ConnectionHandler.none(),
                 AcceptOptions.defaults().raw().qp(CMTIME_QP)).thenAccept(accepted::add));
@@ -127,37 +143,106 @@ public final class CmBench {
     }
 
     private static void storm(InetSocketAddress at, InetSocketAddress from, int n) throws Exception {
-        var accepted = new ConcurrentLinkedQueue<RdmaConnection>();
+        var accepted = new LinkedBlockingQueue<RdmaConnection>();
+        try (RdmaCm cm = RdmaCm.open()) {
+            RdmaListener l = acceptAll(cm, at, n, accepted);
+            long events0 = cm.statistics().cmEvents();
+            long[] t = stormOnce(cm, at, raw(from), n, accepted);
+            long events = cm.statistics().cmEvents() - events0;
+            double s = (t[0] + t[1]) / 1e9;
+            System.out.printf("events %d seconds %.6f events/s %.1f%n", events, s, events / s);
+            System.out.println("statistics " + cm.statistics());
+            System.out.printf("storm n %d setup_s %.6f teardown_s %.6f%n", n, t[0] / 1e9, t[1] / 1e9);
+            await(l.close());
+        }
+    }
+
+    /**
+     * N connections started at once, then all closed by the client; {setup, teardown} ns: the first
+     * connect() to the last end established (client future and accepted end), then the first close()
+     * to the last end closed. {@code accepted} is empty before and after.
+     */
+    private static long[] stormOnce(RdmaCm cm, InetSocketAddress at, ConnectOptions options, int n,
+                                    BlockingQueue<RdmaConnection> accepted) throws Exception {
+        long t0 = System.nanoTime();
+        List<CompletableFuture<RdmaConnection>> connects = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            connects.add(cm.connect(at, options, ConnectionHandler.none()));
+        }
+        List<CompletableFuture<Void>> closed = new ArrayList<>(2 * n);
+        for (CompletableFuture<RdmaConnection> c : connects) {
+            closed.add(await(c).closeFuture());
+        }
+        for (int i = 0; i < n; i++) {   // the accept futures complete on the dispatcher just after ESTABLISHED
+            closed.add(take(accepted, i + " of " + n + " accepted").closeFuture());
+        }
+        long t1 = System.nanoTime();
+        for (CompletableFuture<RdmaConnection> c : connects) {
+            c.join().close();
+        }
+        await(CompletableFuture.allOf(closed.toArray(CompletableFuture[]::new)));
+        long t2 = System.nanoTime();
+        return new long[] {t1 - t0, t2 - t1};
+    }
+
+    /** One lone connection, both ends closed before it returns; {connect called, connected, close called, closed (both ends)} ns. */
+    private static long[] lone(RdmaCm cm, InetSocketAddress at, ConnectOptions options,
+                               BlockingQueue<RdmaConnection> accepted, int i, boolean histories)
+            throws Exception {
+        long t0 = System.nanoTime();
+        RdmaConnection c = await(cm.connect(at, options, ConnectionHandler.none()));
+        long t1 = System.nanoTime();
+        RdmaConnection s = take(accepted, "connection " + i + " was never accepted");
+        long t2 = System.nanoTime();
+        await(c.close());
+        await(s.closeFuture());
+        long t3 = System.nanoTime();
+        if (histories) {
+            c.history().forEach(e -> System.out.println("history " + i + " client " + e));
+            s.history().forEach(e -> System.out.println("history " + i + " server " + e));
+        }
+        return new long[] {t0, t1, t2, t3};
+    }
+
+    /** The next accepted end, waited for WAIT_S at most (parked, not polled: no timer syscalls of ours). */
+    private static RdmaConnection take(BlockingQueue<RdmaConnection> accepted, String failure) throws Exception {
+        RdmaConnection s = accepted.poll(WAIT_S, TimeUnit.SECONDS);
+        if (s == null) {
+            throw new IllegalStateException(failure + " (none within " + WAIT_S + " s)");
+        }
+        return s;
+    }
+
+    private static void warm(InetSocketAddress at, InetSocketAddress from, int k, int windowFrom, int n)
+            throws Exception {
+        checkArgument(windowFrom <= k, "FROM (%s) must be at most K (%s)", windowFrom, k);
+        boolean windowOnStorm = "1".equals(System.getenv("BENCH_WINDOW_STORM"));
+        boolean marks = !windowOnStorm && k - windowFrom + 1 <= 5;
+        var accepted = new LinkedBlockingQueue<RdmaConnection>();
         try (RdmaCm cm = RdmaCm.open()) {
             RdmaListener l = acceptAll(cm, at, n, accepted);
             ConnectOptions options = raw(from);
-            long events0 = cm.statistics().cmEvents();
-            long t0 = System.nanoTime();
-            List<CompletableFuture<RdmaConnection>> connects = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
-                connects.add(cm.connect(at, options, ConnectionHandler.none()));
+            Window w = null;
+            for (int i = 0; i < k; i++) {
+                if (i == windowFrom - 1 && !windowOnStorm) {
+                    w = Window.open();
+                }
+                long[] t = lone(cm, at, options, accepted, i, marks && w != null);
+                System.out.printf("latency_us %d %.1f%n", i, (t[1] - t[0]) / 1e3);
+                if (marks && w != null) {
+                    System.out.printf("mark %d connect_call_ns %d connected_ns %d close_call_ns %d closed_ns %d%n",
+                            i, t[0], t[1], t[2], t[3]);
+                }
             }
-            List<CompletableFuture<Void>> closed = new ArrayList<>(2 * n);
-            for (CompletableFuture<RdmaConnection> c : connects) {
-                closed.add(await(c).closeFuture());
+            if (w != null) {
+                w.close(k - windowFrom + 1);
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
-            while (accepted.size() < n && System.nanoTime() < deadline) {
-                Thread.sleep(1);    // the accept futures complete on the dispatcher just after ESTABLISHED
+            Window ws = windowOnStorm ? Window.open() : null;
+            long[] t = stormOnce(cm, at, options, n, accepted);
+            if (ws != null) {
+                ws.close(n);
             }
-            if (accepted.size() < n) {
-                throw new IllegalStateException(accepted.size() + " of " + n + " accepted");
-            }
-            accepted.forEach(c -> closed.add(c.closeFuture()));
-            for (CompletableFuture<RdmaConnection> c : connects) {
-                c.join().close();
-            }
-            await(CompletableFuture.allOf(closed.toArray(CompletableFuture[]::new)));
-            long t1 = System.nanoTime();
-            long events = cm.statistics().cmEvents() - events0;
-            double s = (t1 - t0) / 1e9;
-            System.out.printf("events %d seconds %.6f events/s %.1f%n", events, s, events / s);
-            System.out.println("statistics " + cm.statistics());
+            System.out.printf("storm n %d setup_s %.6f teardown_s %.6f%n", n, t[0] / 1e9, t[1] / 1e9);
             await(l.close());
         }
     }

@@ -66,4 +66,29 @@ class BenchReportTest {
         assertThat(png.getWidth()).isEqualTo(960);
         assertThat(png.getHeight()).isEqualTo(600);
     }
+
+    @Test
+    void warmSectionGivesMinAndMedianPerJitAndTheTargets(@TempDir Path tmp) throws Exception {
+        Path results = Files.createDirectory(tmp.resolve("results"));
+        Files.writeString(results.resolve("results.tsv"), String.join("\n",
+                "warm_p50_us\tC\t1\t2000", "warm_p50_us\tC\t2\t3000", "warm_p50_us\tC\t3\t2500",
+                "warm_p50_us\trdmacm4j-c1\t1\t3000", "warm_p50_us\trdmacm4j-c1\t2\t3500", "warm_p50_us\trdmacm4j-c1\t3\t3100",
+                "warm_p50_us\trdmacm4j-jdk\t1\t5000",
+                "warm_storm_setup_rate\tC\t1\t100", "warm_storm_setup_rate\trdmacm4j-c1\t1\t90",
+                "warm_cpu_us\tC\t1\t1000", "warm_cpu_us\trdmacm4j-c1\t1\t2000", "") + "\n");
+        Files.writeString(results.resolve("meta.txt"), "reps 3\njits c1 jdk\njit_c1 -XX:TieredStopAtLevel=1\njit_jdk -XX:+UseSerialGC\n");
+        var lines = new java.util.ArrayList<String>();
+
+        new WarmReport(BenchResults.read(results), lines::add).write();
+
+        String md = String.join("\n", lines);
+        // medians: C 2500, c1 3100 (1.24), jdk 5000 (2.00, one run)
+        assertThat(md).contains("| lone connection p50, µs (warm window) | lower | 2,000 / 2,500 | 3,000 / 3,100 | 1.24"
+                + " | 5,000 / 5,000 (1 run) | 2.00 |");
+        assertThat(md).contains("| lone connection p50, µs (warm window) | ≤ 1.30× C | 1.24 met | 2.00 **missed** |");
+        assertThat(md).contains("| storm setup, connections/s (warm process) | ≥ 0.80× C | 0.90 met | missing |");
+        assertThat(md).contains("| CPU user + sys per warm connection, µs (whole process) | ≤ 1.50× C | 2.00 **missed** | missing |");
+        assertThat(md).contains("| syscalls per warm connection | lower | missing | missing | - | missing | - |");
+        assertThat(md).contains("**c1** = `-XX:TieredStopAtLevel=1`; **jdk** = `-XX:+UseSerialGC`");
+    }
 }

@@ -1,0 +1,138 @@
+package org.rdmacm4j.benchmarks;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A measurement window over a run of connections, the Java twin of {@code
+ * benchmarks/src/main/c/window.h} (same files, same output lines, so C and Java are measured alike):
+ * the whole process's user and sys CPU time ({@code /proc/self/stat}, USER_HZ ticks), per thread the
+ * time on a CPU, the run-queue wait and the number of slices ({@code /proc/self/task/T/schedstat}),
+ * the descriptors that point to /dev/infiniband, and perf switched on and off around the window when
+ * {@code BENCH_PERF_CTL} / {@code BENCH_PERF_ACK} name its control fifos. One thread opens and closes
+ * a window (the benchmark's main thread).
+ */
+final class Window {
+    private static final long USER_HZ = 100;    // /proc's clock ticks on Linux
+    private static final long ACK_WAIT_S = 10;
+
+    private record Sched(String comm, long runNs, long waitNs, long slices) { }
+
+    private final long startNanos;
+    private final long[] cpu;
+    private final Map<Integer, Sched> threads;
+
+    private Window() throws IOException {
+        printInfinibandFds();
+        cpu = processCpuTicks();
+        threads = threads();
+        perf("enable\n");
+        startNanos = System.nanoTime();
+        System.out.println("window_start_monotonic_ns " + startNanos);
+    }
+
+    static Window open() throws IOException {
+        System.out.flush();
+        return new Window();
+    }
+
+    void close(long connections) throws IOException {
+        long wallNanos = System.nanoTime() - startNanos;
+        perf("disable\n");
+        long[] cpuNow = processCpuTicks();
+        Map<Integer, Sched> now = threads();
+        System.out.println("window_end_monotonic_ns " + (startNanos + wallNanos));
+        double per = connections;
+        long run = 0;
+        long wait = 0;
+        for (var e : now.entrySet()) {
+            Sched b = threads.getOrDefault(e.getKey(), new Sched("", 0, 0, 0));
+            Sched a = e.getValue();
+            run += a.runNs - b.runNs;
+            wait += a.waitNs - b.waitNs;
+            System.out.printf("thread %s %d run_us %.1f runq_us %.1f slices %.2f%n", a.comm, e.getKey(),
+                    (a.runNs - b.runNs) / 1e3 / per, (a.waitNs - b.waitNs) / 1e3 / per, (a.slices - b.slices) / per);
+        }
+        System.out.printf("window connections %d wall_us %.1f cpu_user_us %.1f cpu_sys_us %.1f run_us %.1f runq_us %.1f%n",
+                connections, wallNanos / 1e3 / per, (cpuNow[0] - cpu[0]) * 1e6 / USER_HZ / per,
+                (cpuNow[1] - cpu[1]) * 1e6 / USER_HZ / per, run / 1e3 / per, wait / 1e3 / per);
+        System.out.flush();
+    }
+
+    /** {utime, stime} of the whole process in ticks: /proc/self/stat fields 14 and 15. */
+    private static long[] processCpuTicks() throws IOException {
+        String stat = Files.readString(Path.of("/proc/self/stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12])};   // fields 14, 15 counted from 1
+    }
+
+    private static Map<Integer, Sched> threads() throws IOException {
+        Map<Integer, Sched> out = new HashMap<>();
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path t : tasks.toList()) {
+                try {
+                    String[] s = Files.readString(t.resolve("schedstat")).trim().split(" ");
+                    String comm = Files.readString(t.resolve("comm")).trim().replace(' ', '_');
+                    out.put(Integer.parseInt(t.getFileName().toString()),
+                            new Sched(comm, Long.parseLong(s[0]), Long.parseLong(s[1]), Long.parseLong(s[2])));
+                } catch (IOException gone) {
+                    // the thread ended while the list was read: it is not in this window's figures
+                }
+            }
+        }
+        return out;
+    }
+
+    private static void printInfinibandFds() throws IOException {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            for (Path fd : fds.toList()) {
+                try {
+                    String target = Files.readSymbolicLink(fd).toString();
+                    if (target.startsWith("/dev/infiniband/")) {
+                        System.out.println("fd " + fd.getFileName() + " " + target);
+                    }
+                } catch (IOException gone) {
+                    // closed while listed
+                }
+            }
+        }
+    }
+
+    /** Sends a command to perf's control fifo and waits for its ack, at most ACK_WAIT_S. */
+    private static void perf(String command) {
+        String ctl = System.getenv("BENCH_PERF_CTL");
+        String ack = System.getenv("BENCH_PERF_ACK");
+        if (ctl == null || ack == null || ctl.isEmpty() || ack.isEmpty()) {
+            return;
+        }
+        ExecutorService io = Executors.newSingleThreadExecutor();
+        try {
+            // A fifo's open blocks until the other end is open: both under the one deadline.
+            CompletableFuture<Void> done = CompletableFuture.runAsync(() -> {
+                try {
+                    Files.writeString(Path.of(ctl), command, StandardCharsets.US_ASCII);
+                    try (InputStream in = Files.newInputStream(Path.of(ack))) {
+                        in.readNBytes(4);   // "ack\n"
+                    }
+                } catch (IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, io);
+            done.get(ACK_WAIT_S, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            System.err.println("window: perf did not ack " + command.trim() + ": " + e);
+        } finally {
+            io.shutdownNow();
+        }
+    }
+}
