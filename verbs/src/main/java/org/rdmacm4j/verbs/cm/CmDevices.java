@@ -3,7 +3,6 @@ package org.rdmacm4j.verbs.cm;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,6 +10,7 @@ import org.rdmacm4j.verbs.Rdma;
 import org.rdmacm4j.verbs.ibv.DeviceContext;
 import org.rdmacm4j.verbs.internal.CmLib;
 import org.rdmacm4j.verbs.internal.Ownership;
+import org.rdmacm4j.verbs.internal.Scratch;
 import org.rdmacm4j.verbs.internal.Secrets;
 
 /**
@@ -41,7 +41,7 @@ public final class CmDevices implements AutoCloseable {
     /** {@code rdma_get_devices}. */
     public static CmDevices open() {
         Rdma.requireLibraries();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             MemorySegment n = arena.allocate(JAVA_INT);
             MemorySegment list = CmLib.getDevices(n);
             return new CmDevices(list, n.get(JAVA_INT, 0));

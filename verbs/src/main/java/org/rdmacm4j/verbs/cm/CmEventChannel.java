@@ -16,6 +16,7 @@ import org.rdmacm4j.verbs.internal.Decode;
 import org.rdmacm4j.verbs.internal.Layouts;
 import org.rdmacm4j.verbs.internal.Libc;
 import org.rdmacm4j.verbs.internal.Ownership;
+import org.rdmacm4j.verbs.internal.Scratch;
 
 /**
  * An rdma_cm event channel ({@code struct rdma_event_channel}) and the ids created on it.
@@ -76,7 +77,7 @@ public final class CmEventChannel implements AutoCloseable {
     public CmId createId(PortSpace portSpace) {
         checkArgument(portSpace != null, "portSpace must not be null");
         ownership.ensureOpen();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             MemorySegment out = arena.allocate(ADDRESS);
             MemorySegment id = CmLib.createId(channel, out, portSpace.value());
             return register(id);

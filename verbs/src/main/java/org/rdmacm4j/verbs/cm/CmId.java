@@ -5,8 +5,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SegmentAllocator;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -17,6 +17,7 @@ import org.rdmacm4j.verbs.internal.Decode;
 import org.rdmacm4j.verbs.internal.IbvLib;
 import org.rdmacm4j.verbs.internal.Layouts;
 import org.rdmacm4j.verbs.internal.Ownership;
+import org.rdmacm4j.verbs.internal.Scratch;
 import org.rdmacm4j.verbs.internal.Secrets;
 import org.rdmacm4j.verbs.internal.Sockaddrs;
 import org.rdmacm4j.verbs.ibv.AsyncEventType;
@@ -92,7 +93,7 @@ public final class CmId implements AutoCloseable {
     public void bind(InetSocketAddress address) {
         Sockaddrs.check(address, "address");
         MemorySegment self = open();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             CmLib.bindAddr(self, Sockaddrs.write(arena, address));
         }
     }
@@ -111,7 +112,7 @@ public final class CmId implements AutoCloseable {
         Sockaddrs.check(destination, "destination");
         int ms = timeoutMs(timeout);
         MemorySegment self = open();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             MemorySegment src = source == null ? MemorySegment.NULL : Sockaddrs.write(arena, source);
             CmLib.resolveAddr(self, src, Sockaddrs.write(arena, destination), ms);
         }
@@ -134,7 +135,7 @@ public final class CmId implements AutoCloseable {
         int max = portSpace == PortSpace.UDP ? MAX_UD_CONNECT_PRIVATE_DATA : ConnParam.MAX_CONNECT_PRIVATE_DATA;
         checkParam(param, max, "rdma_connect");
         MemorySegment self = open();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             CmLib.connect(self, connParam(arena, param));
         }
     }
@@ -144,7 +145,7 @@ public final class CmId implements AutoCloseable {
         int max = portSpace == PortSpace.UDP ? MAX_UD_ACCEPT_PRIVATE_DATA : ConnParam.MAX_ACCEPT_PRIVATE_DATA;
         checkParam(param, max, "rdma_accept");
         MemorySegment self = open();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             CmLib.accept(self, connParam(arena, param));
         }
     }
@@ -160,7 +161,7 @@ public final class CmId implements AutoCloseable {
                     + " bytes: at most " + max + " on " + portSpace);
         }
         MemorySegment self = open();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             MemorySegment data = privateData.length == 0 ? MemorySegment.NULL
                     : arena.allocateFrom(JAVA_BYTE, privateData);
             CmLib.reject(self, data, (byte) privateData.length);
@@ -182,7 +183,7 @@ public final class CmId implements AutoCloseable {
     public void joinMulticast(InetSocketAddress group) {
         Sockaddrs.check(group, "group");
         MemorySegment self = open();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             CmLib.joinMulticast(self, Sockaddrs.write(arena, group));
         }
     }
@@ -196,7 +197,7 @@ public final class CmId implements AutoCloseable {
         Sockaddrs.check(group, "group");
         checkArgument(flag != null, "flag must not be null");
         MemorySegment self = open();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             CStruct l = Layouts.RDMA_CM_JOIN_MC_ATTR_EX;
             MemorySegment attr = arena.allocate(l.size(), l.alignment());
             attr.set(ValueLayout.JAVA_INT, l.offset("comp_mask"),
@@ -211,7 +212,7 @@ public final class CmId implements AutoCloseable {
     public void leaveMulticast(InetSocketAddress group) {
         Sockaddrs.check(group, "group");
         MemorySegment self = open();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             CmLib.leaveMulticast(self, Sockaddrs.write(arena, group));
         }
     }
@@ -251,7 +252,7 @@ public final class CmId implements AutoCloseable {
 
     private void setByteOption(int name, int value) {
         MemorySegment self = open();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             MemorySegment v = arena.allocate(JAVA_BYTE);
             v.set(JAVA_BYTE, 0, (byte) value);
             CmLib.setOption(self, CmLib.RDMA_OPTION_ID, name, v);
@@ -260,7 +261,7 @@ public final class CmId implements AutoCloseable {
 
     private void setIntOption(int name, int value) {
         MemorySegment self = open();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             CmLib.setOption(self, CmLib.RDMA_OPTION_ID, name, arena.allocateFrom(JAVA_INT, value));
         }
     }
@@ -307,6 +308,15 @@ public final class CmId implements AutoCloseable {
     }
 
     /**
+     * The address of the device context librdmacm bound this id to ({@code id->verbs}, the same
+     * value as {@code context().handle()}), or 0 before it is bound; makes no view. While an id is
+     * bound, librdmacm holds that context open (its device reference counts the id).
+     */
+    public long deviceHandle() {
+        return open().get(ADDRESS, VERBS).address();
+    }
+
+    /**
      * The device context librdmacm bound this id to ({@code id->verbs}), as a borrowed view:
      * allocate the PD for {@link #createQp} from it. The same view is returned each time; it is
      * closed with the id, which fails (IllegalStateException) while PDs made from it are open.
@@ -337,7 +347,7 @@ public final class CmId implements AutoCloseable {
         if (!self.get(ADDRESS, QP).equals(MemorySegment.NULL)) {
             throw new IllegalStateException(this + " already has a QP");
         }
-        try (Arena arena = Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             MemorySegment init = Secrets.allocate(arena, Layouts.IBV_QP_INIT_ATTR);
             Ownership[] deps = ibv.writeQpInitAttr(attrs, init);
             CmLib.createQp(self, pdSegment, init);
@@ -378,7 +388,7 @@ public final class CmId implements AutoCloseable {
         return ownership.toString();
     }
 
-    private static MemorySegment connParam(Arena arena, ConnParam param) {
+    private static MemorySegment connParam(SegmentAllocator arena, ConnParam param) {
         MemorySegment p = arena.allocate(Layouts.RDMA_CONN_PARAM.size(), Layouts.RDMA_CONN_PARAM.alignment());
         MemorySegment data = arena.allocate(Math.max(1, param.privateData().length));
         Decode.connParam(param, p, data);

@@ -6,7 +6,6 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,6 +18,7 @@ import org.rdmacm4j.verbs.internal.Layouts;
 import org.rdmacm4j.verbs.internal.Libc;
 import org.rdmacm4j.verbs.internal.Ownership;
 import org.rdmacm4j.verbs.internal.Registry;
+import org.rdmacm4j.verbs.internal.Scratch;
 
 /**
  * An open RDMA device ({@code struct ibv_context}). Either owned ({@link #open}: closing it calls
@@ -51,7 +51,7 @@ public final class DeviceContext implements AutoCloseable {
     /** Names of the RDMA devices present ({@code ibv_get_device_list}). */
     public static List<String> deviceNames() {
         Rdma.requireLibraries();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             MemorySegment n = arena.allocate(JAVA_INT);
             MemorySegment list = IbvLib.getDeviceList(n);
             try {
@@ -72,7 +72,7 @@ public final class DeviceContext implements AutoCloseable {
     public static DeviceContext open(String name) {
         checkArgument(name != null && !name.isEmpty(), "device name must not be empty");
         Rdma.requireLibraries();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             MemorySegment n = arena.allocate(JAVA_INT);
             MemorySegment list = IbvLib.getDeviceList(n);
             try {
@@ -139,7 +139,7 @@ public final class DeviceContext implements AutoCloseable {
     /** {@code ibv_query_device}. */
     public DeviceAttributes query() {
         MemorySegment ctx = segment();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             MemorySegment a = arena.allocate(DA.size(), DA.alignment());
             IbvLib.queryDevice(ctx, a);
             return new DeviceAttributes(a.asSlice(DA.offset("fw_ver"), 64).getString(0),
@@ -159,7 +159,7 @@ public final class DeviceContext implements AutoCloseable {
     public PortAttributes queryPort(int port) {
         checkPort(port);
         MemorySegment ctx = segment();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             MemorySegment a = arena.allocate(PA.size(), PA.alignment());
             a.fill((byte) 0);
             IbvLib.queryPort(ctx, port, a);
@@ -177,7 +177,7 @@ public final class DeviceContext implements AutoCloseable {
         checkPort(port);
         checkArgument(index >= 0, "GID index %s is negative", index);
         MemorySegment ctx = segment();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             MemorySegment g = arena.allocate(Layouts.IBV_GID.size(), Layouts.IBV_GID.alignment());
             IbvLib.queryGid(ctx, port, index, g);
             return Decode.gid(g, 0);
@@ -232,7 +232,7 @@ public final class DeviceContext implements AutoCloseable {
      */
     public AsyncEvent getAsyncEvent() {
         MemorySegment ctx = segment();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             MemorySegment e = arena.allocate(AE.size(), AE.alignment());
             if (!IbvLib.getAsyncEvent(ctx, e)) {
                 return null;

@@ -3,13 +3,13 @@ package org.rdmacm4j.verbs.ibv;
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.rdmacm4j.verbs.internal.CStruct;
 import org.rdmacm4j.verbs.internal.Decode;
 import org.rdmacm4j.verbs.internal.IbvLib;
 import org.rdmacm4j.verbs.internal.Layouts;
 import org.rdmacm4j.verbs.internal.Ownership;
+import org.rdmacm4j.verbs.internal.Scratch;
 
 /**
  * A protection domain ({@code struct ibv_pd}). MRs, QPs, AHs and SRQs are made in it and must
@@ -59,7 +59,7 @@ public final class ProtectionDomain implements AutoCloseable {
     public QueuePair createQp(QpInitAttributes attrs) {
         checkArgument(attrs != null, "attrs must not be null");
         MemorySegment self = segment();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             MemorySegment init = arena.allocate(Layouts.IBV_QP_INIT_ATTR.size(), Layouts.IBV_QP_INIT_ATTR.alignment());
             Ownership[] deps = attrs.write(init);
             MemorySegment qp = IbvLib.createQp(self, init);
@@ -78,7 +78,7 @@ public final class ProtectionDomain implements AutoCloseable {
     public AddressHandle createAh(AhAttributes attrs) {
         checkArgument(attrs != null, "attrs must not be null");
         MemorySegment self = segment();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             CStruct t = Layouts.IBV_AH_ATTR;
             MemorySegment a = arena.allocate(t.size(), t.alignment());
             a.fill((byte) 0);
@@ -107,7 +107,7 @@ public final class ProtectionDomain implements AutoCloseable {
         checkArgument(maxWr >= 1 && maxSge >= 1 && srqLimit >= 0,
                 "maxWr %s and maxSge %s must be at least 1, srqLimit %s not negative", maxWr, maxSge, srqLimit);
         MemorySegment self = segment();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             CStruct t = Layouts.IBV_SRQ_INIT_ATTR;
             MemorySegment a = arena.allocate(t.size(), t.alignment());
             a.fill((byte) 0);

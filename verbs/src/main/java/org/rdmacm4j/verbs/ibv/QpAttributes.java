@@ -16,6 +16,28 @@ import org.rdmacm4j.verbs.internal.Layouts;
  */
 public final class QpAttributes {
     private static final CStruct T = Layouts.IBV_QP_ATTR;
+    private static final long T_AH_ATTR = T.offset("ah_attr");
+    private static final long T_CAP_MAX_INLINE_DATA = T.offset("cap.max_inline_data");
+    private static final long T_CAP_MAX_RECV_SGE = T.offset("cap.max_recv_sge");
+    private static final long T_CAP_MAX_RECV_WR = T.offset("cap.max_recv_wr");
+    private static final long T_CAP_MAX_SEND_SGE = T.offset("cap.max_send_sge");
+    private static final long T_CAP_MAX_SEND_WR = T.offset("cap.max_send_wr");
+    private static final long T_CUR_QP_STATE = T.offset("cur_qp_state");
+    private static final long T_DEST_QP_NUM = T.offset("dest_qp_num");
+    private static final long T_MAX_DEST_RD_ATOMIC = T.offset("max_dest_rd_atomic");
+    private static final long T_MAX_RD_ATOMIC = T.offset("max_rd_atomic");
+    private static final long T_MIN_RNR_TIMER = T.offset("min_rnr_timer");
+    private static final long T_PATH_MTU = T.offset("path_mtu");
+    private static final long T_PKEY_INDEX = T.offset("pkey_index");
+    private static final long T_PORT_NUM = T.offset("port_num");
+    private static final long T_QKEY = T.offset("qkey");
+    private static final long T_QP_ACCESS_FLAGS = T.offset("qp_access_flags");
+    private static final long T_QP_STATE = T.offset("qp_state");
+    private static final long T_RETRY_CNT = T.offset("retry_cnt");
+    private static final long T_RNR_RETRY = T.offset("rnr_retry");
+    private static final long T_RQ_PSN = T.offset("rq_psn");
+    private static final long T_SQ_PSN = T.offset("sq_psn");
+    private static final long T_TIMEOUT = T.offset("timeout");
 
     private int mask;
     private QpState state = QpState.RESET;
@@ -140,54 +162,54 @@ public final class QpAttributes {
     /** Writes every field into a zeroed struct ibv_qp_attr (the mask says which ones count). */
     void write(MemorySegment a) {
         a.fill((byte) 0);
-        a.set(JAVA_INT, T.offset("qp_state"), state.value());
-        a.set(JAVA_INT, T.offset("cur_qp_state"), currentState.value());
-        a.set(JAVA_INT, T.offset("path_mtu"), pathMtu.value());
-        a.set(JAVA_INT, T.offset("qkey"), qkey);
-        a.set(JAVA_INT, T.offset("rq_psn"), rqPsn);
-        a.set(JAVA_INT, T.offset("sq_psn"), sqPsn);
-        a.set(JAVA_INT, T.offset("dest_qp_num"), destQpNum);
-        a.set(JAVA_INT, T.offset("qp_access_flags"), accessFlags);
+        a.set(JAVA_INT, T_QP_STATE, state.value());
+        a.set(JAVA_INT, T_CUR_QP_STATE, currentState.value());
+        a.set(JAVA_INT, T_PATH_MTU, pathMtu.value());
+        a.set(JAVA_INT, T_QKEY, qkey);
+        a.set(JAVA_INT, T_RQ_PSN, rqPsn);
+        a.set(JAVA_INT, T_SQ_PSN, sqPsn);
+        a.set(JAVA_INT, T_DEST_QP_NUM, destQpNum);
+        a.set(JAVA_INT, T_QP_ACCESS_FLAGS, accessFlags);
         if (ahAttr != null) {
-            Decode.ahAttr(ahAttr, a.asSlice(T.offset("ah_attr"), Layouts.IBV_AH_ATTR.size()));
+            Decode.ahAttr(ahAttr, a.asSlice(T_AH_ATTR, Layouts.IBV_AH_ATTR.size()));
         }
-        a.set(JAVA_SHORT, T.offset("pkey_index"), (short) pkeyIndex);
-        a.set(JAVA_BYTE, T.offset("max_rd_atomic"), (byte) maxRdAtomic);
-        a.set(JAVA_BYTE, T.offset("max_dest_rd_atomic"), (byte) maxDestRdAtomic);
-        a.set(JAVA_BYTE, T.offset("min_rnr_timer"), (byte) minRnrTimer);
-        a.set(JAVA_BYTE, T.offset("port_num"), (byte) port);
-        a.set(JAVA_BYTE, T.offset("timeout"), (byte) timeout);
-        a.set(JAVA_BYTE, T.offset("retry_cnt"), (byte) retryCount);
-        a.set(JAVA_BYTE, T.offset("rnr_retry"), (byte) rnrRetry);
+        a.set(JAVA_SHORT, T_PKEY_INDEX, (short) pkeyIndex);
+        a.set(JAVA_BYTE, T_MAX_RD_ATOMIC, (byte) maxRdAtomic);
+        a.set(JAVA_BYTE, T_MAX_DEST_RD_ATOMIC, (byte) maxDestRdAtomic);
+        a.set(JAVA_BYTE, T_MIN_RNR_TIMER, (byte) minRnrTimer);
+        a.set(JAVA_BYTE, T_PORT_NUM, (byte) port);
+        a.set(JAVA_BYTE, T_TIMEOUT, (byte) timeout);
+        a.set(JAVA_BYTE, T_RETRY_CNT, (byte) retryCount);
+        a.set(JAVA_BYTE, T_RNR_RETRY, (byte) rnrRetry);
     }
 
     /** Reads a struct ibv_qp_attr filled by ibv_query_qp or rdma_init_qp_attr. */
     static QpAttributes read(MemorySegment a, int mask) {
         QpAttributes q = new QpAttributes();
         q.mask = mask;
-        q.state = QpState.of(a.get(JAVA_INT, T.offset("qp_state")));
-        q.currentState = QpState.of(a.get(JAVA_INT, T.offset("cur_qp_state")));
-        int mtu = a.get(JAVA_INT, T.offset("path_mtu"));
+        q.state = QpState.of(a.get(JAVA_INT, T_QP_STATE));
+        q.currentState = QpState.of(a.get(JAVA_INT, T_CUR_QP_STATE));
+        int mtu = a.get(JAVA_INT, T_PATH_MTU);
         q.pathMtu = mtu == 0 ? Mtu.MTU_256 : Mtu.of(mtu);
-        q.qkey = a.get(JAVA_INT, T.offset("qkey"));
-        q.rqPsn = a.get(JAVA_INT, T.offset("rq_psn"));
-        q.sqPsn = a.get(JAVA_INT, T.offset("sq_psn"));
-        q.destQpNum = a.get(JAVA_INT, T.offset("dest_qp_num"));
-        q.accessFlags = a.get(JAVA_INT, T.offset("qp_access_flags"));
-        q.ahAttr = Decode.ahAttr(a.asSlice(T.offset("ah_attr"), Layouts.IBV_AH_ATTR.size()));
-        q.pkeyIndex = Decode.u16(a, T.offset("pkey_index"));
-        q.maxRdAtomic = Decode.u8(a, T.offset("max_rd_atomic"));
-        q.maxDestRdAtomic = Decode.u8(a, T.offset("max_dest_rd_atomic"));
-        q.minRnrTimer = Decode.u8(a, T.offset("min_rnr_timer"));
-        q.port = Decode.u8(a, T.offset("port_num"));
-        q.timeout = Decode.u8(a, T.offset("timeout"));
-        q.retryCount = Decode.u8(a, T.offset("retry_cnt"));
-        q.rnrRetry = Decode.u8(a, T.offset("rnr_retry"));
-        q.maxSendWr = a.get(JAVA_INT, T.offset("cap.max_send_wr"));
-        q.maxRecvWr = a.get(JAVA_INT, T.offset("cap.max_recv_wr"));
-        q.maxSendSge = a.get(JAVA_INT, T.offset("cap.max_send_sge"));
-        q.maxRecvSge = a.get(JAVA_INT, T.offset("cap.max_recv_sge"));
-        q.maxInlineData = a.get(JAVA_INT, T.offset("cap.max_inline_data"));
+        q.qkey = a.get(JAVA_INT, T_QKEY);
+        q.rqPsn = a.get(JAVA_INT, T_RQ_PSN);
+        q.sqPsn = a.get(JAVA_INT, T_SQ_PSN);
+        q.destQpNum = a.get(JAVA_INT, T_DEST_QP_NUM);
+        q.accessFlags = a.get(JAVA_INT, T_QP_ACCESS_FLAGS);
+        q.ahAttr = Decode.ahAttr(a.asSlice(T_AH_ATTR, Layouts.IBV_AH_ATTR.size()));
+        q.pkeyIndex = Decode.u16(a, T_PKEY_INDEX);
+        q.maxRdAtomic = Decode.u8(a, T_MAX_RD_ATOMIC);
+        q.maxDestRdAtomic = Decode.u8(a, T_MAX_DEST_RD_ATOMIC);
+        q.minRnrTimer = Decode.u8(a, T_MIN_RNR_TIMER);
+        q.port = Decode.u8(a, T_PORT_NUM);
+        q.timeout = Decode.u8(a, T_TIMEOUT);
+        q.retryCount = Decode.u8(a, T_RETRY_CNT);
+        q.rnrRetry = Decode.u8(a, T_RNR_RETRY);
+        q.maxSendWr = a.get(JAVA_INT, T_CAP_MAX_SEND_WR);
+        q.maxRecvWr = a.get(JAVA_INT, T_CAP_MAX_RECV_WR);
+        q.maxSendSge = a.get(JAVA_INT, T_CAP_MAX_SEND_SGE);
+        q.maxRecvSge = a.get(JAVA_INT, T_CAP_MAX_RECV_SGE);
+        q.maxInlineData = a.get(JAVA_INT, T_CAP_MAX_INLINE_DATA);
         return q;
     }
 

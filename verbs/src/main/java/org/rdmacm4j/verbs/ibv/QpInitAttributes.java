@@ -30,6 +30,16 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
                                int maxSendWr, int maxRecvWr, int maxSendSge, int maxRecvSge, int maxInlineData,
                                boolean signalAll) {
     private static final CStruct T = Layouts.IBV_QP_INIT_ATTR;
+    private static final long T_CAP_MAX_INLINE_DATA = T.offset("cap.max_inline_data");
+    private static final long T_CAP_MAX_RECV_SGE = T.offset("cap.max_recv_sge");
+    private static final long T_CAP_MAX_RECV_WR = T.offset("cap.max_recv_wr");
+    private static final long T_CAP_MAX_SEND_SGE = T.offset("cap.max_send_sge");
+    private static final long T_CAP_MAX_SEND_WR = T.offset("cap.max_send_wr");
+    private static final long T_QP_TYPE = T.offset("qp_type");
+    private static final long T_RECV_CQ = T.offset("recv_cq");
+    private static final long T_SEND_CQ = T.offset("send_cq");
+    private static final long T_SQ_SIG_ALL = T.offset("sq_sig_all");
+    private static final long T_SRQ = T.offset("srq");
 
     public QpInitAttributes {
         checkArgument(type != null && sendCq != null && recvCq != null, "type, sendCq and recvCq must not be null");
@@ -57,16 +67,16 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
     /** Writes the struct (zeroed first) and returns the ownerships the QP will depend on. */
     Ownership[] write(MemorySegment out) {
         out.fill((byte) 0);
-        out.set(ADDRESS, T.offset("send_cq"), sendCq.segment());
-        out.set(ADDRESS, T.offset("recv_cq"), recvCq.segment());
-        out.set(ADDRESS, T.offset("srq"), srq == null ? MemorySegment.NULL : srq.segment());
-        out.set(JAVA_INT, T.offset("cap.max_send_wr"), maxSendWr);
-        out.set(JAVA_INT, T.offset("cap.max_recv_wr"), maxRecvWr);
-        out.set(JAVA_INT, T.offset("cap.max_send_sge"), maxSendSge);
-        out.set(JAVA_INT, T.offset("cap.max_recv_sge"), maxRecvSge);
-        out.set(JAVA_INT, T.offset("cap.max_inline_data"), maxInlineData);
-        out.set(JAVA_INT, T.offset("qp_type"), type.value());
-        out.set(JAVA_INT, T.offset("sq_sig_all"), signalAll ? 1 : 0);
+        out.set(ADDRESS, T_SEND_CQ, sendCq.segment());
+        out.set(ADDRESS, T_RECV_CQ, recvCq.segment());
+        out.set(ADDRESS, T_SRQ, srq == null ? MemorySegment.NULL : srq.segment());
+        out.set(JAVA_INT, T_CAP_MAX_SEND_WR, maxSendWr);
+        out.set(JAVA_INT, T_CAP_MAX_RECV_WR, maxRecvWr);
+        out.set(JAVA_INT, T_CAP_MAX_SEND_SGE, maxSendSge);
+        out.set(JAVA_INT, T_CAP_MAX_RECV_SGE, maxRecvSge);
+        out.set(JAVA_INT, T_CAP_MAX_INLINE_DATA, maxInlineData);
+        out.set(JAVA_INT, T_QP_TYPE, type.value());
+        out.set(JAVA_INT, T_SQ_SIG_ALL, signalAll ? 1 : 0);
         List<Ownership> deps = new ArrayList<>();
         deps.add(sendCq.ownership());
         if (recvCq != sendCq) {

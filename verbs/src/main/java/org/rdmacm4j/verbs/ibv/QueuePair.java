@@ -4,7 +4,6 @@ import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.rdmacm4j.verbs.RdmaException;
 import org.rdmacm4j.verbs.internal.IbvLib;
@@ -13,6 +12,7 @@ import org.rdmacm4j.verbs.internal.Native;
 import org.rdmacm4j.verbs.internal.OpsTable;
 import org.rdmacm4j.verbs.internal.Ownership;
 import org.rdmacm4j.verbs.internal.Registry;
+import org.rdmacm4j.verbs.internal.Scratch;
 
 /**
  * A queue pair ({@code struct ibv_qp}), made by {@link ProtectionDomain#createQp} (closed with
@@ -105,7 +105,7 @@ public final class QueuePair implements AutoCloseable {
     public void modify(QpAttributes attrs) {
         checkArgument(attrs != null && attrs.mask() != 0, "attrs must set at least one field");
         MemorySegment self = open();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             MemorySegment a = arena.allocate(Layouts.IBV_QP_ATTR.size(), Layouts.IBV_QP_ATTR.alignment());
             attrs.write(a);
             IbvLib.modifyQp(self, a, attrs.mask());
@@ -115,7 +115,7 @@ public final class QueuePair implements AutoCloseable {
     /** {@code ibv_query_qp} for the {@link QpAttrMask} bits in {@code mask}. */
     public QpAttributes query(int mask) {
         MemorySegment self = open();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             MemorySegment a = arena.allocate(Layouts.IBV_QP_ATTR.size(), Layouts.IBV_QP_ATTR.alignment());
             MemorySegment init = arena.allocate(Layouts.IBV_QP_INIT_ATTR.size(),
                     Layouts.IBV_QP_INIT_ATTR.alignment());

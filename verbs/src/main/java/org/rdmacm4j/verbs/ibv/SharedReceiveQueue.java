@@ -10,6 +10,7 @@ import org.rdmacm4j.verbs.internal.Native;
 import org.rdmacm4j.verbs.internal.OpsTable;
 import org.rdmacm4j.verbs.internal.Ownership;
 import org.rdmacm4j.verbs.internal.Registry;
+import org.rdmacm4j.verbs.internal.Scratch;
 
 /**
  * A shared receive queue ({@code struct ibv_srq}). {@link #postRecv} goes through the ops table
@@ -62,7 +63,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
     public void armLimit(int limit) {
         checkArgument(limit >= 1, "limit %s must be at least 1", limit);
         MemorySegment self = segment();
-        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+        try (Scratch arena = Scratch.open()) {
             org.rdmacm4j.verbs.internal.CStruct t = Layouts.IBV_SRQ_ATTR;
             MemorySegment a = arena.allocate(t.size(), t.alignment());
             a.fill((byte) 0);

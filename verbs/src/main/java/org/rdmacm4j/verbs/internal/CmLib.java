@@ -35,67 +35,157 @@ public final class CmLib {
 
     private static final SymbolLookup L = Libraries.rdmacm();
 
-    private static final MethodHandle CREATE_EVENT_CHANNEL = Native.errno(L, "rdma_create_event_channel",
-            FunctionDescriptor.of(ADDRESS));
-    private static final MethodHandle DESTROY_EVENT_CHANNEL = Native.plain(L, "rdma_destroy_event_channel",
-            FunctionDescriptor.ofVoid(ADDRESS));
-    private static final MethodHandle CREATE_ID = Native.errno(L, "rdma_create_id",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
-    private static final MethodHandle DESTROY_ID = Native.errno(L, "rdma_destroy_id",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    private static final MethodHandle BIND_ADDR = Native.errno(L, "rdma_bind_addr",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle RESOLVE_ADDR = Native.errno(L, "rdma_resolve_addr",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
-    private static final MethodHandle RESOLVE_ROUTE = Native.errno(L, "rdma_resolve_route",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle CREATE_QP = Native.errno(L, "rdma_create_qp",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
-    private static final MethodHandle DESTROY_QP = Native.plain(L, "rdma_destroy_qp",
-            FunctionDescriptor.ofVoid(ADDRESS));
-    private static final MethodHandle CONNECT = Native.errno(L, "rdma_connect",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle LISTEN = Native.errno(L, "rdma_listen",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle ACCEPT = Native.errno(L, "rdma_accept",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle REJECT = Native.errno(L, "rdma_reject",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_BYTE));
-    private static final MethodHandle NOTIFY = Native.errno(L, "rdma_notify",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle DISCONNECT = Native.errno(L, "rdma_disconnect",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    private static final MethodHandle JOIN_MULTICAST = Native.errno(L, "rdma_join_multicast",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
-    private static final MethodHandle JOIN_MULTICAST_EX = Native.errno(L, "rdma_join_multicast_ex",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
-    private static final MethodHandle LEAVE_MULTICAST = Native.errno(L, "rdma_leave_multicast",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle GET_CM_EVENT = Native.errno(L, "rdma_get_cm_event",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle ACK_CM_EVENT = Native.errno(L, "rdma_ack_cm_event",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    private static final MethodHandle GET_SRC_PORT = Native.critical(L, "rdma_get_src_port",
-            FunctionDescriptor.of(JAVA_SHORT, ADDRESS));
-    private static final MethodHandle GET_DST_PORT = Native.critical(L, "rdma_get_dst_port",
-            FunctionDescriptor.of(JAVA_SHORT, ADDRESS));
-    private static final MethodHandle GET_DEVICES = Native.errno(L, "rdma_get_devices",
-            FunctionDescriptor.of(ADDRESS, ADDRESS));
-    private static final MethodHandle FREE_DEVICES = Native.plain(L, "rdma_free_devices",
-            FunctionDescriptor.ofVoid(ADDRESS));
-    private static final MethodHandle EVENT_STR = Native.critical(L, "rdma_event_str",
-            FunctionDescriptor.of(ADDRESS, JAVA_INT));
-    private static final MethodHandle SET_OPTION = Native.errno(L, "rdma_set_option",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG));
-    private static final MethodHandle MIGRATE_ID = Native.errno(L, "rdma_migrate_id",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle INIT_QP_ATTR = Native.errno(L, "rdma_init_qp_attr",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    /*
+     * Each downcall handle lives in its own holder class, linked on first use (the JVM initialises
+     * a class when it is first touched): a process links only the functions it calls, and the
+     * first connection does not pay for the ones it never calls (issue 21 item 3: linking all of
+     * them at class initialisation cost 0.5-0.7 s per binding class in the guest). The handle stays
+     * a static final, a constant for the JIT, as before.
+     */
+    private static final class CreateEventChannel {
+        static final MethodHandle H = Native.errno(L, "rdma_create_event_channel",
+                FunctionDescriptor.of(ADDRESS));
+    }
+
+    private static final class DestroyEventChannel {
+        static final MethodHandle H = Native.plain(L, "rdma_destroy_event_channel",
+                FunctionDescriptor.ofVoid(ADDRESS));
+    }
+
+    private static final class CreateId {
+        static final MethodHandle H = Native.errno(L, "rdma_create_id",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
+    }
+
+    private static final class DestroyId {
+        static final MethodHandle H = Native.errno(L, "rdma_destroy_id",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    }
+
+    private static final class BindAddr {
+        static final MethodHandle H = Native.errno(L, "rdma_bind_addr",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    }
+
+    private static final class ResolveAddr {
+        static final MethodHandle H = Native.errno(L, "rdma_resolve_addr",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
+    }
+
+    private static final class ResolveRoute {
+        static final MethodHandle H = Native.errno(L, "rdma_resolve_route",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    }
+
+    private static final class CreateQp {
+        static final MethodHandle H = Native.errno(L, "rdma_create_qp",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    }
+
+    private static final class DestroyQp {
+        static final MethodHandle H = Native.plain(L, "rdma_destroy_qp",
+                FunctionDescriptor.ofVoid(ADDRESS));
+    }
+
+    private static final class Connect {
+        static final MethodHandle H = Native.errno(L, "rdma_connect",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    }
+
+    private static final class Listen {
+        static final MethodHandle H = Native.errno(L, "rdma_listen",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    }
+
+    private static final class Accept {
+        static final MethodHandle H = Native.errno(L, "rdma_accept",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    }
+
+    private static final class Reject {
+        static final MethodHandle H = Native.errno(L, "rdma_reject",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_BYTE));
+    }
+
+    private static final class Notify {
+        static final MethodHandle H = Native.errno(L, "rdma_notify",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    }
+
+    private static final class Disconnect {
+        static final MethodHandle H = Native.errno(L, "rdma_disconnect",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    }
+
+    private static final class JoinMulticast {
+        static final MethodHandle H = Native.errno(L, "rdma_join_multicast",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    }
+
+    private static final class JoinMulticastEx {
+        static final MethodHandle H = Native.errno(L, "rdma_join_multicast_ex",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    }
+
+    private static final class LeaveMulticast {
+        static final MethodHandle H = Native.errno(L, "rdma_leave_multicast",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    }
+
+    private static final class GetCmEvent {
+        static final MethodHandle H = Native.errno(L, "rdma_get_cm_event",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    }
+
+    private static final class AckCmEvent {
+        static final MethodHandle H = Native.errno(L, "rdma_ack_cm_event",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    }
+
+    private static final class GetSrcPort {
+        static final MethodHandle H = Native.critical(L, "rdma_get_src_port",
+                FunctionDescriptor.of(JAVA_SHORT, ADDRESS));
+    }
+
+    private static final class GetDstPort {
+        static final MethodHandle H = Native.critical(L, "rdma_get_dst_port",
+                FunctionDescriptor.of(JAVA_SHORT, ADDRESS));
+    }
+
+    private static final class GetDevices {
+        static final MethodHandle H = Native.errno(L, "rdma_get_devices",
+                FunctionDescriptor.of(ADDRESS, ADDRESS));
+    }
+
+    private static final class FreeDevices {
+        static final MethodHandle H = Native.plain(L, "rdma_free_devices",
+                FunctionDescriptor.ofVoid(ADDRESS));
+    }
+
+    private static final class EventStr {
+        static final MethodHandle H = Native.critical(L, "rdma_event_str",
+                FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    }
+
+    private static final class SetOption {
+        static final MethodHandle H = Native.errno(L, "rdma_set_option",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG));
+    }
+
+    private static final class MigrateId {
+        static final MethodHandle H = Native.errno(L, "rdma_migrate_id",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    }
+
+    private static final class InitQpAttr {
+        static final MethodHandle H = Native.errno(L, "rdma_init_qp_attr",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    }
 
     public static MemorySegment createEventChannel() {
         try {
             MemorySegment st = Errno.state();
-            MemorySegment ch = (MemorySegment) CREATE_EVENT_CHANNEL.invokeExact(st);
+            MemorySegment ch = (MemorySegment) CreateEventChannel.H.invokeExact(st);
             return Native.checkPointer("rdma_create_event_channel", ch, st)
                     .reinterpret(Layouts.RDMA_EVENT_CHANNEL.size());
         } catch (Throwable t) {
@@ -105,7 +195,7 @@ public final class CmLib {
 
     public static void destroyEventChannel(MemorySegment ch) {
         try {
-            DESTROY_EVENT_CHANNEL.invokeExact(ch);
+            DestroyEventChannel.H.invokeExact(ch);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -115,7 +205,7 @@ public final class CmLib {
     public static MemorySegment createId(MemorySegment ch, MemorySegment out, int portSpace) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) CREATE_ID.invokeExact(st, ch, out, MemorySegment.NULL, portSpace);
+            int rc = (int) CreateId.H.invokeExact(st, ch, out, MemorySegment.NULL, portSpace);
             Native.checkErrno("rdma_create_id", rc, st);
             return out.get(ADDRESS, 0).reinterpret(Layouts.RDMA_CM_ID.size());
         } catch (Throwable t) {
@@ -126,7 +216,7 @@ public final class CmLib {
     public static void destroyId(MemorySegment id) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) DESTROY_ID.invokeExact(st, id);
+            int rc = (int) DestroyId.H.invokeExact(st, id);
             Native.checkErrno("rdma_destroy_id", rc, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -136,7 +226,7 @@ public final class CmLib {
     public static void bindAddr(MemorySegment id, MemorySegment addr) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) BIND_ADDR.invokeExact(st, id, addr);
+            int rc = (int) BindAddr.H.invokeExact(st, id, addr);
             Native.checkErrno("rdma_bind_addr", rc, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -146,7 +236,7 @@ public final class CmLib {
     public static void resolveAddr(MemorySegment id, MemorySegment src, MemorySegment dst, int timeoutMs) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) RESOLVE_ADDR.invokeExact(st, id, src, dst, timeoutMs);
+            int rc = (int) ResolveAddr.H.invokeExact(st, id, src, dst, timeoutMs);
             Native.checkErrno("rdma_resolve_addr", rc, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -156,7 +246,7 @@ public final class CmLib {
     public static void resolveRoute(MemorySegment id, int timeoutMs) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) RESOLVE_ROUTE.invokeExact(st, id, timeoutMs);
+            int rc = (int) ResolveRoute.H.invokeExact(st, id, timeoutMs);
             Native.checkErrno("rdma_resolve_route", rc, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -166,7 +256,7 @@ public final class CmLib {
     public static void createQp(MemorySegment id, MemorySegment pd, MemorySegment initAttr) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) CREATE_QP.invokeExact(st, id, pd, initAttr);
+            int rc = (int) CreateQp.H.invokeExact(st, id, pd, initAttr);
             Native.checkErrno("rdma_create_qp", rc, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -175,7 +265,7 @@ public final class CmLib {
 
     public static void destroyQp(MemorySegment id) {
         try {
-            DESTROY_QP.invokeExact(id);
+            DestroyQp.H.invokeExact(id);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -184,7 +274,7 @@ public final class CmLib {
     public static void connect(MemorySegment id, MemorySegment connParam) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) CONNECT.invokeExact(st, id, connParam);
+            int rc = (int) Connect.H.invokeExact(st, id, connParam);
             Native.checkErrno("rdma_connect", rc, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -194,7 +284,7 @@ public final class CmLib {
     public static void listen(MemorySegment id, int backlog) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) LISTEN.invokeExact(st, id, backlog);
+            int rc = (int) Listen.H.invokeExact(st, id, backlog);
             Native.checkErrno("rdma_listen", rc, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -204,7 +294,7 @@ public final class CmLib {
     public static void accept(MemorySegment id, MemorySegment connParam) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) ACCEPT.invokeExact(st, id, connParam);
+            int rc = (int) Accept.H.invokeExact(st, id, connParam);
             Native.checkErrno("rdma_accept", rc, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -214,7 +304,7 @@ public final class CmLib {
     public static void reject(MemorySegment id, MemorySegment data, byte length) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) REJECT.invokeExact(st, id, data, length);
+            int rc = (int) Reject.H.invokeExact(st, id, data, length);
             Native.checkErrno("rdma_reject", rc, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -224,7 +314,7 @@ public final class CmLib {
     public static void notify(MemorySegment id, int ibvEventType) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) NOTIFY.invokeExact(st, id, ibvEventType);
+            int rc = (int) Notify.H.invokeExact(st, id, ibvEventType);
             Native.checkErrno("rdma_notify", rc, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -234,7 +324,7 @@ public final class CmLib {
     public static void disconnect(MemorySegment id) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) DISCONNECT.invokeExact(st, id);
+            int rc = (int) Disconnect.H.invokeExact(st, id);
             Native.checkErrno("rdma_disconnect", rc, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -244,7 +334,7 @@ public final class CmLib {
     public static void joinMulticast(MemorySegment id, MemorySegment addr) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) JOIN_MULTICAST.invokeExact(st, id, addr, MemorySegment.NULL);
+            int rc = (int) JoinMulticast.H.invokeExact(st, id, addr, MemorySegment.NULL);
             Native.checkErrno("rdma_join_multicast", rc, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -255,7 +345,7 @@ public final class CmLib {
     public static void joinMulticastEx(MemorySegment id, MemorySegment attr) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) JOIN_MULTICAST_EX.invokeExact(st, id, attr, MemorySegment.NULL);
+            int rc = (int) JoinMulticastEx.H.invokeExact(st, id, attr, MemorySegment.NULL);
             Native.checkErrno("rdma_join_multicast_ex", rc, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -265,7 +355,7 @@ public final class CmLib {
     public static void leaveMulticast(MemorySegment id, MemorySegment addr) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) LEAVE_MULTICAST.invokeExact(st, id, addr);
+            int rc = (int) LeaveMulticast.H.invokeExact(st, id, addr);
             Native.checkErrno("rdma_leave_multicast", rc, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -279,7 +369,7 @@ public final class CmLib {
     public static MemorySegment getCmEvent(MemorySegment ch, MemorySegment out) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) GET_CM_EVENT.invokeExact(st, ch, out);
+            int rc = (int) GetCmEvent.H.invokeExact(st, ch, out);
             if (rc != 0) {
                 if (Errno.read(st) == Libc.EAGAIN) {
                     return MemorySegment.NULL;
@@ -295,7 +385,7 @@ public final class CmLib {
     public static void ackCmEvent(MemorySegment event) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) ACK_CM_EVENT.invokeExact(st, event);
+            int rc = (int) AckCmEvent.H.invokeExact(st, event);
             Native.checkErrno("rdma_ack_cm_event", rc, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -305,7 +395,7 @@ public final class CmLib {
     /** Network byte order, as the C function returns it. */
     public static short srcPort(MemorySegment id) {
         try {
-            return (short) GET_SRC_PORT.invokeExact(id);
+            return (short) GetSrcPort.H.invokeExact(id);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -314,7 +404,7 @@ public final class CmLib {
     /** Network byte order, as the C function returns it. */
     public static short dstPort(MemorySegment id) {
         try {
-            return (short) GET_DST_PORT.invokeExact(id);
+            return (short) GetDstPort.H.invokeExact(id);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -324,7 +414,7 @@ public final class CmLib {
     public static MemorySegment getDevices(MemorySegment count) {
         try {
             MemorySegment st = Errno.state();
-            MemorySegment list = (MemorySegment) GET_DEVICES.invokeExact(st, count);
+            MemorySegment list = (MemorySegment) GetDevices.H.invokeExact(st, count);
             return Native.checkPointer("rdma_get_devices", list, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -333,7 +423,7 @@ public final class CmLib {
 
     public static void freeDevices(MemorySegment list) {
         try {
-            FREE_DEVICES.invokeExact(list);
+            FreeDevices.H.invokeExact(list);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -341,7 +431,7 @@ public final class CmLib {
 
     public static String eventStr(int event) {
         try {
-            return Native.string((MemorySegment) EVENT_STR.invokeExact(event), 256);
+            return Native.string((MemorySegment) EventStr.H.invokeExact(event), 256);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -350,7 +440,7 @@ public final class CmLib {
     public static void setOption(MemorySegment id, int level, int name, MemorySegment value) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) SET_OPTION.invokeExact(st, id, level, name, value, value.byteSize());
+            int rc = (int) SetOption.H.invokeExact(st, id, level, name, value, value.byteSize());
             Native.checkErrno("rdma_set_option", rc, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -360,7 +450,7 @@ public final class CmLib {
     public static void migrateId(MemorySegment id, MemorySegment channel) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) MIGRATE_ID.invokeExact(st, id, channel);
+            int rc = (int) MigrateId.H.invokeExact(st, id, channel);
             Native.checkErrno("rdma_migrate_id", rc, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -370,7 +460,7 @@ public final class CmLib {
     public static void initQpAttr(MemorySegment id, MemorySegment qpAttr, MemorySegment mask) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) INIT_QP_ATTR.invokeExact(st, id, qpAttr, mask);
+            int rc = (int) InitQpAttr.H.invokeExact(st, id, qpAttr, mask);
             Native.checkErrno("rdma_init_qp_attr", rc, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);

@@ -7,6 +7,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import org.rdmacm4j.verbs.cm.ConnParam;
 import org.rdmacm4j.verbs.cm.UdParam;
@@ -18,8 +19,33 @@ public final class Decode {
     private Decode() { }
 
     private static final CStruct CP = Layouts.RDMA_CONN_PARAM;
+    private static final long CP_FLOW_CONTROL = CP.offset("flow_control");
+    private static final long CP_INITIATOR_DEPTH = CP.offset("initiator_depth");
+    private static final long CP_PRIVATE_DATA = CP.offset("private_data");
+    private static final long CP_PRIVATE_DATA_LEN = CP.offset("private_data_len");
+    private static final long CP_QP_NUM = CP.offset("qp_num");
+    private static final long CP_RESPONDER_RESOURCES = CP.offset("responder_resources");
+    private static final long CP_RETRY_COUNT = CP.offset("retry_count");
+    private static final long CP_RNR_RETRY_COUNT = CP.offset("rnr_retry_count");
+    private static final long CP_SRQ = CP.offset("srq");
     private static final CStruct UP = Layouts.RDMA_UD_PARAM;
+    private static final long UP_AH_ATTR = UP.offset("ah_attr");
+    private static final long UP_PRIVATE_DATA = UP.offset("private_data");
+    private static final long UP_PRIVATE_DATA_LEN = UP.offset("private_data_len");
+    private static final long UP_QKEY = UP.offset("qkey");
+    private static final long UP_QP_NUM = UP.offset("qp_num");
     private static final CStruct AH = Layouts.IBV_AH_ATTR;
+    private static final long AH_DLID = AH.offset("dlid");
+    private static final long AH_GRH_DGID = AH.offset("grh.dgid");
+    private static final long AH_GRH_FLOW_LABEL = AH.offset("grh.flow_label");
+    private static final long AH_GRH_HOP_LIMIT = AH.offset("grh.hop_limit");
+    private static final long AH_GRH_SGID_INDEX = AH.offset("grh.sgid_index");
+    private static final long AH_GRH_TRAFFIC_CLASS = AH.offset("grh.traffic_class");
+    private static final long AH_IS_GLOBAL = AH.offset("is_global");
+    private static final long AH_PORT_NUM = AH.offset("port_num");
+    private static final long AH_SL = AH.offset("sl");
+    private static final long AH_SRC_PATH_BITS = AH.offset("src_path_bits");
+    private static final long AH_STATIC_RATE = AH.offset("static_rate");
 
     /** {@code len} bytes at {@code p}, or none if NULL/0. */
     public static byte[] bytes(MemorySegment p, int len) {
@@ -39,65 +65,68 @@ public final class Decode {
 
     public static ConnParam connParam(MemorySegment p) {
         return new ConnParam(
-                bytes(p.get(ADDRESS, CP.offset("private_data")), u8(p, CP.offset("private_data_len"))),
-                u8(p, CP.offset("responder_resources")), u8(p, CP.offset("initiator_depth")),
-                u8(p, CP.offset("flow_control")), u8(p, CP.offset("retry_count")),
-                u8(p, CP.offset("rnr_retry_count")), u8(p, CP.offset("srq")), p.get(JAVA_INT, CP.offset("qp_num")));
+                bytes(p.get(ADDRESS, CP_PRIVATE_DATA), u8(p, CP_PRIVATE_DATA_LEN)),
+                u8(p, CP_RESPONDER_RESOURCES), u8(p, CP_INITIATOR_DEPTH),
+                u8(p, CP_FLOW_CONTROL), u8(p, CP_RETRY_COUNT),
+                u8(p, CP_RNR_RETRY_COUNT), u8(p, CP_SRQ), p.get(JAVA_INT, CP_QP_NUM));
     }
 
     /** Writes {@code c} into a zeroed rdma_conn_param; {@code data} holds the private data bytes. */
     public static void connParam(ConnParam c, MemorySegment p, MemorySegment data) {
         byte[] pd = c.privateData();
         MemorySegment.copy(pd, 0, data, JAVA_BYTE, 0, pd.length);
-        p.set(ADDRESS, CP.offset("private_data"), pd.length == 0 ? MemorySegment.NULL : data);
-        p.set(JAVA_BYTE, CP.offset("private_data_len"), (byte) pd.length);
-        p.set(JAVA_BYTE, CP.offset("responder_resources"), (byte) c.responderResources());
-        p.set(JAVA_BYTE, CP.offset("initiator_depth"), (byte) c.initiatorDepth());
-        p.set(JAVA_BYTE, CP.offset("flow_control"), (byte) c.flowControl());
-        p.set(JAVA_BYTE, CP.offset("retry_count"), (byte) c.retryCount());
-        p.set(JAVA_BYTE, CP.offset("rnr_retry_count"), (byte) c.rnrRetryCount());
-        p.set(JAVA_BYTE, CP.offset("srq"), (byte) c.srq());
-        p.set(JAVA_INT, CP.offset("qp_num"), c.qpNum());
+        p.set(ADDRESS, CP_PRIVATE_DATA, pd.length == 0 ? MemorySegment.NULL : data);
+        p.set(JAVA_BYTE, CP_PRIVATE_DATA_LEN, (byte) pd.length);
+        p.set(JAVA_BYTE, CP_RESPONDER_RESOURCES, (byte) c.responderResources());
+        p.set(JAVA_BYTE, CP_INITIATOR_DEPTH, (byte) c.initiatorDepth());
+        p.set(JAVA_BYTE, CP_FLOW_CONTROL, (byte) c.flowControl());
+        p.set(JAVA_BYTE, CP_RETRY_COUNT, (byte) c.retryCount());
+        p.set(JAVA_BYTE, CP_RNR_RETRY_COUNT, (byte) c.rnrRetryCount());
+        p.set(JAVA_BYTE, CP_SRQ, (byte) c.srq());
+        p.set(JAVA_INT, CP_QP_NUM, c.qpNum());
     }
 
     public static UdParam udParam(MemorySegment p) {
         return new UdParam(
-                bytes(p.get(ADDRESS, UP.offset("private_data")), u8(p, UP.offset("private_data_len"))),
-                ahAttr(p.asSlice(UP.offset("ah_attr"), AH.size())),
-                p.get(JAVA_INT, UP.offset("qp_num")), p.get(JAVA_INT, UP.offset("qkey")));
+                bytes(p.get(ADDRESS, UP_PRIVATE_DATA), u8(p, UP_PRIVATE_DATA_LEN)),
+                ahAttr(p.asSlice(UP_AH_ATTR, AH.size())),
+                p.get(JAVA_INT, UP_QP_NUM), p.get(JAVA_INT, UP_QKEY));
     }
 
+    /** A GID's two halves: big-endian 64-bit values at any alignment. */
+    private static final ValueLayout.OfLong BE_LONG = JAVA_LONG.withOrder(ByteOrder.BIG_ENDIAN).withByteAlignment(1);
+
     public static Gid gid(MemorySegment s, long offset) {
-        var be = JAVA_LONG.withOrder(ByteOrder.BIG_ENDIAN).withByteAlignment(1);
+        var be = BE_LONG;
         return new Gid(s.get(be, offset), s.get(be, offset + 8));
     }
 
     public static void gid(Gid g, MemorySegment s, long offset) {
-        var be = JAVA_LONG.withOrder(ByteOrder.BIG_ENDIAN).withByteAlignment(1);
+        var be = BE_LONG;
         s.set(be, offset, g.subnetPrefix());
         s.set(be, offset + 8, g.interfaceId());
     }
 
     public static AhAttributes ahAttr(MemorySegment a) {
-        return new AhAttributes(gid(a, AH.offset("grh.dgid")), a.get(JAVA_INT, AH.offset("grh.flow_label")),
-                u8(a, AH.offset("grh.sgid_index")), u8(a, AH.offset("grh.hop_limit")),
-                u8(a, AH.offset("grh.traffic_class")), u16(a, AH.offset("dlid")), u8(a, AH.offset("sl")),
-                u8(a, AH.offset("src_path_bits")), u8(a, AH.offset("static_rate")), u8(a, AH.offset("is_global")) != 0,
-                u8(a, AH.offset("port_num")));
+        return new AhAttributes(gid(a, AH_GRH_DGID), a.get(JAVA_INT, AH_GRH_FLOW_LABEL),
+                u8(a, AH_GRH_SGID_INDEX), u8(a, AH_GRH_HOP_LIMIT),
+                u8(a, AH_GRH_TRAFFIC_CLASS), u16(a, AH_DLID), u8(a, AH_SL),
+                u8(a, AH_SRC_PATH_BITS), u8(a, AH_STATIC_RATE), u8(a, AH_IS_GLOBAL) != 0,
+                u8(a, AH_PORT_NUM));
     }
 
     /** Writes {@code h} into the ibv_ah_attr at {@code a} (which the caller zeroed). */
     public static void ahAttr(AhAttributes h, MemorySegment a) {
-        gid(h.dgid(), a, AH.offset("grh.dgid"));
-        a.set(JAVA_INT, AH.offset("grh.flow_label"), h.flowLabel());
-        a.set(JAVA_BYTE, AH.offset("grh.sgid_index"), (byte) h.sgidIndex());
-        a.set(JAVA_BYTE, AH.offset("grh.hop_limit"), (byte) h.hopLimit());
-        a.set(JAVA_BYTE, AH.offset("grh.traffic_class"), (byte) h.trafficClass());
-        a.set(JAVA_SHORT, AH.offset("dlid"), (short) h.dlid());
-        a.set(JAVA_BYTE, AH.offset("sl"), (byte) h.sl());
-        a.set(JAVA_BYTE, AH.offset("src_path_bits"), (byte) h.srcPathBits());
-        a.set(JAVA_BYTE, AH.offset("static_rate"), (byte) h.staticRate());
-        a.set(JAVA_BYTE, AH.offset("is_global"), (byte) (h.isGlobal() ? 1 : 0));
-        a.set(JAVA_BYTE, AH.offset("port_num"), (byte) h.portNum());
+        gid(h.dgid(), a, AH_GRH_DGID);
+        a.set(JAVA_INT, AH_GRH_FLOW_LABEL, h.flowLabel());
+        a.set(JAVA_BYTE, AH_GRH_SGID_INDEX, (byte) h.sgidIndex());
+        a.set(JAVA_BYTE, AH_GRH_HOP_LIMIT, (byte) h.hopLimit());
+        a.set(JAVA_BYTE, AH_GRH_TRAFFIC_CLASS, (byte) h.trafficClass());
+        a.set(JAVA_SHORT, AH_DLID, (short) h.dlid());
+        a.set(JAVA_BYTE, AH_SL, (byte) h.sl());
+        a.set(JAVA_BYTE, AH_SRC_PATH_BITS, (byte) h.srcPathBits());
+        a.set(JAVA_BYTE, AH_STATIC_RATE, (byte) h.staticRate());
+        a.set(JAVA_BYTE, AH_IS_GLOBAL, (byte) (h.isGlobal() ? 1 : 0));
+        a.set(JAVA_BYTE, AH_PORT_NUM, (byte) h.portNum());
     }
 }

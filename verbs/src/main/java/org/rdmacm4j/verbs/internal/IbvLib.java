@@ -24,86 +24,196 @@ public final class IbvLib {
 
     private static final SymbolLookup L = Libraries.ibverbs();
 
-    static final MethodHandle GET_DEVICE_LIST = Native.errno(L, "ibv_get_device_list",
-            FunctionDescriptor.of(ADDRESS, ADDRESS));
-    static final MethodHandle FREE_DEVICE_LIST = Native.plain(L, "ibv_free_device_list",
-            FunctionDescriptor.ofVoid(ADDRESS));
-    static final MethodHandle GET_DEVICE_NAME = Native.critical(L, "ibv_get_device_name",
-            FunctionDescriptor.of(ADDRESS, ADDRESS));
-    /** Pure, short, never blocks: critical (benchmarks/DowncallBenchmark measures what that buys). */
-    static final MethodHandle WC_STATUS_STR = Native.critical(L, "ibv_wc_status_str",
-            FunctionDescriptor.of(ADDRESS, JAVA_INT));
-    static final MethodHandle EVENT_TYPE_STR = Native.critical(L, "ibv_event_type_str",
-            FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    /*
+     * Each downcall handle lives in its own holder class, linked on first use (the JVM initialises
+     * a class when it is first touched): a process links only the functions it calls, and the
+     * first connection does not pay for the ones it never calls (issue 21 item 3: linking all of
+     * them at class initialisation cost 0.5-0.7 s per binding class in the guest). The handle stays
+     * a static final, a constant for the JIT, as before.
+     */
+    private static final class GetDeviceList {
+        static final MethodHandle H = Native.errno(L, "ibv_get_device_list",
+                FunctionDescriptor.of(ADDRESS, ADDRESS));
+    }
 
-    private static final MethodHandle OPEN_DEVICE = Native.errno(L, "ibv_open_device",
-            FunctionDescriptor.of(ADDRESS, ADDRESS));
-    private static final MethodHandle CLOSE_DEVICE = Native.errno(L, "ibv_close_device",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    private static final MethodHandle QUERY_DEVICE = Native.plain(L, "ibv_query_device",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    private static final class FreeDeviceList {
+        static final MethodHandle H = Native.plain(L, "ibv_free_device_list",
+                FunctionDescriptor.ofVoid(ADDRESS));
+    }
+
+    private static final class GetDeviceName {
+        static final MethodHandle H = Native.critical(L, "ibv_get_device_name",
+                FunctionDescriptor.of(ADDRESS, ADDRESS));
+    }
+
+    /** Pure, short, never blocks: critical (benchmarks/DowncallBenchmark measures what that buys). */
+    private static final class WcStatusStr {
+        static final MethodHandle H = Native.critical(L, "ibv_wc_status_str",
+                FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    }
+
+    private static final class EventTypeStr {
+        static final MethodHandle H = Native.critical(L, "ibv_event_type_str",
+                FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    }
+
+    private static final class OpenDevice {
+        static final MethodHandle H = Native.errno(L, "ibv_open_device",
+                FunctionDescriptor.of(ADDRESS, ADDRESS));
+    }
+
+    private static final class CloseDevice {
+        static final MethodHandle H = Native.errno(L, "ibv_close_device",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    }
+
+    private static final class QueryDevice {
+        static final MethodHandle H = Native.plain(L, "ibv_query_device",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    }
+
     /** The exported compat symbol; used only when the context has no extended query_port op. */
-    private static final MethodHandle QUERY_PORT_COMPAT = Native.plain(L, "ibv_query_port",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS));
+    private static final class QueryPortCompat {
+        static final MethodHandle H = Native.plain(L, "ibv_query_port",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS));
+    }
+
     /** verbs_context.query_port(context, port_num, port_attr, port_attr_len): called through the pointer. */
-    private static final MethodHandle QUERY_PORT_OP = Native.pointer(
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS, JAVA_LONG));
-    private static final MethodHandle QUERY_GID = Native.errno(L, "ibv_query_gid",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, JAVA_INT, ADDRESS));
-    private static final MethodHandle ALLOC_PD = Native.errno(L, "ibv_alloc_pd",
-            FunctionDescriptor.of(ADDRESS, ADDRESS));
-    private static final MethodHandle DEALLOC_PD = Native.plain(L, "ibv_dealloc_pd",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    private static final MethodHandle REG_MR = Native.errno(L, "ibv_reg_mr",
-            FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle REG_MR_IOVA2 = Native.errno(L, "ibv_reg_mr_iova2",
-            FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle DEREG_MR = Native.plain(L, "ibv_dereg_mr",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    private static final MethodHandle CREATE_COMP_CHANNEL = Native.errno(L, "ibv_create_comp_channel",
-            FunctionDescriptor.of(ADDRESS, ADDRESS));
-    private static final MethodHandle DESTROY_COMP_CHANNEL = Native.plain(L, "ibv_destroy_comp_channel",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    private static final MethodHandle CREATE_CQ = Native.errno(L, "ibv_create_cq",
-            FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
-    private static final MethodHandle DESTROY_CQ = Native.plain(L, "ibv_destroy_cq",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    private static final class QueryPortOp {
+        static final MethodHandle H = Native.pointer(
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS, JAVA_LONG));
+    }
+
+    private static final class QueryGid {
+        static final MethodHandle H = Native.errno(L, "ibv_query_gid",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, JAVA_INT, ADDRESS));
+    }
+
+    private static final class AllocPd {
+        static final MethodHandle H = Native.errno(L, "ibv_alloc_pd",
+                FunctionDescriptor.of(ADDRESS, ADDRESS));
+    }
+
+    private static final class DeallocPd {
+        static final MethodHandle H = Native.plain(L, "ibv_dealloc_pd",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    }
+
+    private static final class RegMr {
+        static final MethodHandle H = Native.errno(L, "ibv_reg_mr",
+                FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
+    }
+
+    private static final class RegMrIova2 {
+        static final MethodHandle H = Native.errno(L, "ibv_reg_mr_iova2",
+                FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    }
+
+    private static final class DeregMr {
+        static final MethodHandle H = Native.plain(L, "ibv_dereg_mr",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    }
+
+    private static final class CreateCompChannel {
+        static final MethodHandle H = Native.errno(L, "ibv_create_comp_channel",
+                FunctionDescriptor.of(ADDRESS, ADDRESS));
+    }
+
+    private static final class DestroyCompChannel {
+        static final MethodHandle H = Native.plain(L, "ibv_destroy_comp_channel",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    }
+
+    private static final class CreateCq {
+        static final MethodHandle H = Native.errno(L, "ibv_create_cq",
+                FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    }
+
+    private static final class DestroyCq {
+        static final MethodHandle H = Native.plain(L, "ibv_destroy_cq",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    }
+
     /** Blocking (a read on the channel fd): never critical. */
-    private static final MethodHandle GET_CQ_EVENT = Native.errno(L, "ibv_get_cq_event",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    private static final class GetCqEvent {
+        static final MethodHandle H = Native.errno(L, "ibv_get_cq_event",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    }
+
     /**
      * The same without errno capture, tried first: the JDK's capture path slices the capture
      * segment on every call, an allocation per completion event where no escape analysis runs (C1).
      */
-    private static final MethodHandle GET_CQ_EVENT_PLAIN = Native.plain(L, "ibv_get_cq_event",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
-    private static final MethodHandle ACK_CQ_EVENTS = Native.plain(L, "ibv_ack_cq_events",
-            FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
-    private static final MethodHandle CREATE_QP = Native.errno(L, "ibv_create_qp",
-            FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
-    private static final MethodHandle DESTROY_QP = Native.plain(L, "ibv_destroy_qp",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    private static final MethodHandle MODIFY_QP = Native.plain(L, "ibv_modify_qp",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
-    private static final MethodHandle QUERY_QP = Native.plain(L, "ibv_query_qp",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS));
-    private static final MethodHandle CREATE_AH = Native.errno(L, "ibv_create_ah",
-            FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
-    private static final MethodHandle CREATE_AH_FROM_WC = Native.errno(L, "ibv_create_ah_from_wc",
-            FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_BYTE));
-    private static final MethodHandle DESTROY_AH = Native.plain(L, "ibv_destroy_ah",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    private static final MethodHandle CREATE_SRQ = Native.errno(L, "ibv_create_srq",
-            FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
-    private static final MethodHandle MODIFY_SRQ = Native.plain(L, "ibv_modify_srq",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
-    private static final MethodHandle DESTROY_SRQ = Native.plain(L, "ibv_destroy_srq",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    private static final class GetCqEventPlain {
+        static final MethodHandle H = Native.plain(L, "ibv_get_cq_event",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    }
+
+    private static final class AckCqEvents {
+        static final MethodHandle H = Native.plain(L, "ibv_ack_cq_events",
+                FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
+    }
+
+    private static final class CreateQp {
+        static final MethodHandle H = Native.errno(L, "ibv_create_qp",
+                FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+    }
+
+    private static final class DestroyQp {
+        static final MethodHandle H = Native.plain(L, "ibv_destroy_qp",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    }
+
+    private static final class ModifyQp {
+        static final MethodHandle H = Native.plain(L, "ibv_modify_qp",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    }
+
+    private static final class QueryQp {
+        static final MethodHandle H = Native.plain(L, "ibv_query_qp",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS));
+    }
+
+    private static final class CreateAh {
+        static final MethodHandle H = Native.errno(L, "ibv_create_ah",
+                FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+    }
+
+    private static final class CreateAhFromWc {
+        static final MethodHandle H = Native.errno(L, "ibv_create_ah_from_wc",
+                FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_BYTE));
+    }
+
+    private static final class DestroyAh {
+        static final MethodHandle H = Native.plain(L, "ibv_destroy_ah",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    }
+
+    private static final class CreateSrq {
+        static final MethodHandle H = Native.errno(L, "ibv_create_srq",
+                FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+    }
+
+    private static final class ModifySrq {
+        static final MethodHandle H = Native.plain(L, "ibv_modify_srq",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    }
+
+    private static final class DestroySrq {
+        static final MethodHandle H = Native.plain(L, "ibv_destroy_srq",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    }
+
     /** Blocking (a read on the async fd): never critical. */
-    private static final MethodHandle GET_ASYNC_EVENT = Native.errno(L, "ibv_get_async_event",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle ACK_ASYNC_EVENT = Native.plain(L, "ibv_ack_async_event",
-            FunctionDescriptor.ofVoid(ADDRESS));
+    private static final class GetAsyncEvent {
+        static final MethodHandle H = Native.errno(L, "ibv_get_async_event",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    }
+
+    private static final class AckAsyncEvent {
+        static final MethodHandle H = Native.plain(L, "ibv_ack_async_event",
+                FunctionDescriptor.ofVoid(ADDRESS));
+    }
 
     /** IB_UVERBS_ACCESS_OPTIONAL_RANGE: access bits that need ibv_reg_mr_iova2 (verbs.h __ibv_reg_mr). */
     public static final int ACCESS_OPTIONAL_RANGE = 0x3FF00000;
@@ -113,7 +223,7 @@ public final class IbvLib {
     public static MemorySegment openDevice(MemorySegment device) {
         try {
             MemorySegment st = Errno.state();
-            MemorySegment ctx = (MemorySegment) OPEN_DEVICE.invokeExact(st, device);
+            MemorySegment ctx = (MemorySegment) OpenDevice.H.invokeExact(st, device);
             return Native.checkPointer("ibv_open_device", ctx, st).reinterpret(Layouts.IBV_CONTEXT.size());
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -123,7 +233,7 @@ public final class IbvLib {
     public static void closeDevice(MemorySegment ctx) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) CLOSE_DEVICE.invokeExact(st, ctx);
+            int rc = (int) CloseDevice.H.invokeExact(st, ctx);
             Native.checkErrno("ibv_close_device", rc, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -132,7 +242,7 @@ public final class IbvLib {
 
     public static void queryDevice(MemorySegment ctx, MemorySegment attr) {
         try {
-            Native.checkReturned("ibv_query_device", (int) QUERY_DEVICE.invokeExact(ctx, attr));
+            Native.checkReturned("ibv_query_device", (int) QueryDevice.H.invokeExact(ctx, attr));
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -148,10 +258,10 @@ public final class IbvLib {
             MemorySegment op = extendedOp(ctx, Layouts.VERBS_CONTEXT.offset("query_port"));
             int rc;
             if (op != null) {
-                rc = (int) QUERY_PORT_OP.invokeExact(op, ctx, (byte) port, attr, Layouts.IBV_PORT_ATTR.size());
+                rc = (int) QueryPortOp.H.invokeExact(op, ctx, (byte) port, attr, Layouts.IBV_PORT_ATTR.size());
             } else {
                 attr.fill((byte) 0);
-                rc = (int) QUERY_PORT_COMPAT.invokeExact(ctx, (byte) port, attr);
+                rc = (int) QueryPortCompat.H.invokeExact(ctx, (byte) port, attr);
             }
             Native.checkReturned("ibv_query_port", rc);
         } catch (Throwable t) {
@@ -183,7 +293,7 @@ public final class IbvLib {
     public static void queryGid(MemorySegment ctx, int port, int index, MemorySegment gid) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) QUERY_GID.invokeExact(st, ctx, (byte) port, index, gid);
+            int rc = (int) QueryGid.H.invokeExact(st, ctx, (byte) port, index, gid);
             Native.checkErrno("ibv_query_gid", rc, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -193,7 +303,7 @@ public final class IbvLib {
     public static MemorySegment allocPd(MemorySegment ctx) {
         try {
             MemorySegment st = Errno.state();
-            MemorySegment pd = (MemorySegment) ALLOC_PD.invokeExact(st, ctx);
+            MemorySegment pd = (MemorySegment) AllocPd.H.invokeExact(st, ctx);
             return Native.checkPointer("ibv_alloc_pd", pd, st).reinterpret(Layouts.IBV_PD.size());
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -202,7 +312,7 @@ public final class IbvLib {
 
     public static void deallocPd(MemorySegment pd) {
         try {
-            Native.checkReturned("ibv_dealloc_pd", (int) DEALLOC_PD.invokeExact(pd));
+            Native.checkReturned("ibv_dealloc_pd", (int) DeallocPd.H.invokeExact(pd));
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -214,9 +324,9 @@ public final class IbvLib {
             MemorySegment st = Errno.state();
             MemorySegment mr;
             if ((access & ACCESS_OPTIONAL_RANGE) == 0) {
-                mr = (MemorySegment) REG_MR.invokeExact(st, pd, buffer, buffer.byteSize(), access);
+                mr = (MemorySegment) RegMr.H.invokeExact(st, pd, buffer, buffer.byteSize(), access);
             } else {
-                mr = (MemorySegment) REG_MR_IOVA2.invokeExact(st, pd, buffer, buffer.byteSize(), buffer.address(),
+                mr = (MemorySegment) RegMrIova2.H.invokeExact(st, pd, buffer, buffer.byteSize(), buffer.address(),
                         access);
             }
             return Native.checkPointer("ibv_reg_mr", mr, st).reinterpret(Layouts.IBV_MR.size());
@@ -227,7 +337,7 @@ public final class IbvLib {
 
     public static void deregMr(MemorySegment mr) {
         try {
-            Native.checkReturned("ibv_dereg_mr", (int) DEREG_MR.invokeExact(mr));
+            Native.checkReturned("ibv_dereg_mr", (int) DeregMr.H.invokeExact(mr));
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -236,7 +346,7 @@ public final class IbvLib {
     public static MemorySegment createCompChannel(MemorySegment ctx) {
         try {
             MemorySegment st = Errno.state();
-            MemorySegment ch = (MemorySegment) CREATE_COMP_CHANNEL.invokeExact(st, ctx);
+            MemorySegment ch = (MemorySegment) CreateCompChannel.H.invokeExact(st, ctx);
             return Native.checkPointer("ibv_create_comp_channel", ch, st)
                     .reinterpret(Layouts.IBV_COMP_CHANNEL.size());
         } catch (Throwable t) {
@@ -246,7 +356,7 @@ public final class IbvLib {
 
     public static void destroyCompChannel(MemorySegment ch) {
         try {
-            Native.checkReturned("ibv_destroy_comp_channel", (int) DESTROY_COMP_CHANNEL.invokeExact(ch));
+            Native.checkReturned("ibv_destroy_comp_channel", (int) DestroyCompChannel.H.invokeExact(ch));
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -255,7 +365,7 @@ public final class IbvLib {
     public static MemorySegment createCq(MemorySegment ctx, int cqe, MemorySegment channel, int compVector) {
         try {
             MemorySegment st = Errno.state();
-            MemorySegment cq = (MemorySegment) CREATE_CQ.invokeExact(st, ctx, cqe, MemorySegment.NULL, channel,
+            MemorySegment cq = (MemorySegment) CreateCq.H.invokeExact(st, ctx, cqe, MemorySegment.NULL, channel,
                     compVector);
             return Native.checkPointer("ibv_create_cq", cq, st).reinterpret(Layouts.IBV_CQ.size());
         } catch (Throwable t) {
@@ -265,7 +375,7 @@ public final class IbvLib {
 
     public static void destroyCq(MemorySegment cq) {
         try {
-            Native.checkReturned("ibv_destroy_cq", (int) DESTROY_CQ.invokeExact(cq));
+            Native.checkReturned("ibv_destroy_cq", (int) DestroyCq.H.invokeExact(cq));
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -279,11 +389,11 @@ public final class IbvLib {
         try {
             // Fast path without errno capture. On failure, ask again with capture to learn why: the
             // call has no side effect when it fails, and an event that arrived in between is simply taken.
-            if ((int) GET_CQ_EVENT_PLAIN.invokeExact(channel, cqOut, ctxOut) == 0) {
+            if ((int) GetCqEventPlain.H.invokeExact(channel, cqOut, ctxOut) == 0) {
                 return true;
             }
             MemorySegment st = Errno.state();
-            int rc = (int) GET_CQ_EVENT.invokeExact(st, channel, cqOut, ctxOut);
+            int rc = (int) GetCqEvent.H.invokeExact(st, channel, cqOut, ctxOut);
             if (rc != 0) {
                 if (Errno.read(st) == Libc.EAGAIN) {
                     return false;
@@ -298,7 +408,7 @@ public final class IbvLib {
 
     public static void ackCqEvents(MemorySegment cq, int n) {
         try {
-            ACK_CQ_EVENTS.invokeExact(cq, n);
+            AckCqEvents.H.invokeExact(cq, n);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -307,7 +417,7 @@ public final class IbvLib {
     public static MemorySegment createQp(MemorySegment pd, MemorySegment initAttr) {
         try {
             MemorySegment st = Errno.state();
-            MemorySegment qp = (MemorySegment) CREATE_QP.invokeExact(st, pd, initAttr);
+            MemorySegment qp = (MemorySegment) CreateQp.H.invokeExact(st, pd, initAttr);
             return Native.checkPointer("ibv_create_qp", qp, st).reinterpret(Layouts.IBV_QP.size());
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -316,7 +426,7 @@ public final class IbvLib {
 
     public static void destroyQp(MemorySegment qp) {
         try {
-            Native.checkReturned("ibv_destroy_qp", (int) DESTROY_QP.invokeExact(qp));
+            Native.checkReturned("ibv_destroy_qp", (int) DestroyQp.H.invokeExact(qp));
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -324,7 +434,7 @@ public final class IbvLib {
 
     public static void modifyQp(MemorySegment qp, MemorySegment attr, int mask) {
         try {
-            Native.checkReturned("ibv_modify_qp", (int) MODIFY_QP.invokeExact(qp, attr, mask));
+            Native.checkReturned("ibv_modify_qp", (int) ModifyQp.H.invokeExact(qp, attr, mask));
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -332,7 +442,7 @@ public final class IbvLib {
 
     public static void queryQp(MemorySegment qp, MemorySegment attr, int mask, MemorySegment initAttr) {
         try {
-            Native.checkReturned("ibv_query_qp", (int) QUERY_QP.invokeExact(qp, attr, mask, initAttr));
+            Native.checkReturned("ibv_query_qp", (int) QueryQp.H.invokeExact(qp, attr, mask, initAttr));
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -341,7 +451,7 @@ public final class IbvLib {
     public static MemorySegment createAh(MemorySegment pd, MemorySegment ahAttr) {
         try {
             MemorySegment st = Errno.state();
-            MemorySegment ah = (MemorySegment) CREATE_AH.invokeExact(st, pd, ahAttr);
+            MemorySegment ah = (MemorySegment) CreateAh.H.invokeExact(st, pd, ahAttr);
             return Native.checkPointer("ibv_create_ah", ah, st).reinterpret(Layouts.IBV_AH.size());
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -351,7 +461,7 @@ public final class IbvLib {
     public static MemorySegment createAhFromWc(MemorySegment pd, MemorySegment wc, MemorySegment grh, int port) {
         try {
             MemorySegment st = Errno.state();
-            MemorySegment ah = (MemorySegment) CREATE_AH_FROM_WC.invokeExact(st, pd, wc, grh, (byte) port);
+            MemorySegment ah = (MemorySegment) CreateAhFromWc.H.invokeExact(st, pd, wc, grh, (byte) port);
             return Native.checkPointer("ibv_create_ah_from_wc", ah, st).reinterpret(Layouts.IBV_AH.size());
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -360,7 +470,7 @@ public final class IbvLib {
 
     public static void destroyAh(MemorySegment ah) {
         try {
-            Native.checkReturned("ibv_destroy_ah", (int) DESTROY_AH.invokeExact(ah));
+            Native.checkReturned("ibv_destroy_ah", (int) DestroyAh.H.invokeExact(ah));
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -369,7 +479,7 @@ public final class IbvLib {
     public static MemorySegment createSrq(MemorySegment pd, MemorySegment initAttr) {
         try {
             MemorySegment st = Errno.state();
-            MemorySegment srq = (MemorySegment) CREATE_SRQ.invokeExact(st, pd, initAttr);
+            MemorySegment srq = (MemorySegment) CreateSrq.H.invokeExact(st, pd, initAttr);
             return Native.checkPointer("ibv_create_srq", srq, st).reinterpret(Layouts.IBV_SRQ.size());
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -382,7 +492,7 @@ public final class IbvLib {
 
     public static void modifySrq(MemorySegment srq, MemorySegment attr, int mask) {
         try {
-            Native.checkReturned("ibv_modify_srq", (int) MODIFY_SRQ.invokeExact(srq, attr, mask));
+            Native.checkReturned("ibv_modify_srq", (int) ModifySrq.H.invokeExact(srq, attr, mask));
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -390,7 +500,7 @@ public final class IbvLib {
 
     public static void destroySrq(MemorySegment srq) {
         try {
-            Native.checkReturned("ibv_destroy_srq", (int) DESTROY_SRQ.invokeExact(srq));
+            Native.checkReturned("ibv_destroy_srq", (int) DestroySrq.H.invokeExact(srq));
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -400,7 +510,7 @@ public final class IbvLib {
     public static boolean getAsyncEvent(MemorySegment ctx, MemorySegment event) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) GET_ASYNC_EVENT.invokeExact(st, ctx, event);
+            int rc = (int) GetAsyncEvent.H.invokeExact(st, ctx, event);
             if (rc != 0) {
                 if (Errno.read(st) == Libc.EAGAIN) {
                     return false;
@@ -415,7 +525,7 @@ public final class IbvLib {
 
     public static void ackAsyncEvent(MemorySegment event) {
         try {
-            ACK_ASYNC_EVENT.invokeExact(event);
+            AckAsyncEvent.H.invokeExact(event);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -425,7 +535,7 @@ public final class IbvLib {
     public static MemorySegment getDeviceList(MemorySegment count) {
         try {
             MemorySegment st = Errno.state();
-            MemorySegment list = (MemorySegment) GET_DEVICE_LIST.invokeExact(st, count);
+            MemorySegment list = (MemorySegment) GetDeviceList.H.invokeExact(st, count);
             return Native.checkPointer("ibv_get_device_list", list, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
@@ -434,7 +544,7 @@ public final class IbvLib {
 
     public static void freeDeviceList(MemorySegment list) {
         try {
-            FREE_DEVICE_LIST.invokeExact(list);
+            FreeDeviceList.H.invokeExact(list);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -442,7 +552,7 @@ public final class IbvLib {
 
     public static String deviceName(MemorySegment device) {
         try {
-            return Native.string((MemorySegment) GET_DEVICE_NAME.invokeExact(device), 64);
+            return Native.string((MemorySegment) GetDeviceName.H.invokeExact(device), 64);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -450,7 +560,7 @@ public final class IbvLib {
 
     public static String wcStatusStr(int status) {
         try {
-            return Native.string((MemorySegment) WC_STATUS_STR.invokeExact(status), 256);
+            return Native.string((MemorySegment) WcStatusStr.H.invokeExact(status), 256);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -458,7 +568,7 @@ public final class IbvLib {
 
     public static String eventTypeStr(int type) {
         try {
-            return Native.string((MemorySegment) EVENT_TYPE_STR.invokeExact(type), 256);
+            return Native.string((MemorySegment) EventTypeStr.H.invokeExact(type), 256);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }

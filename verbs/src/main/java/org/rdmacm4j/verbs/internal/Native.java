@@ -5,6 +5,8 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.rdmacm4j.verbs.RdmaException;
 
 /**
@@ -19,16 +21,29 @@ import org.rdmacm4j.verbs.RdmaException;
 public final class Native {
     private Native() { }
 
+    /** The exported functions linked so far in this process (CmLib and IbvLib link on first use). */
+    private static final Set<String> LINKED = ConcurrentHashMap.newKeySet();
+
     public static MethodHandle errno(SymbolLookup lib, String name, FunctionDescriptor fd) {
-        return Libraries.LINKER.downcallHandle(lib.findOrThrow(name), fd, Errno.CAPTURE);
+        return linked(name, Libraries.LINKER.downcallHandle(lib.findOrThrow(name), fd, Errno.CAPTURE));
     }
 
     public static MethodHandle plain(SymbolLookup lib, String name, FunctionDescriptor fd) {
-        return Libraries.LINKER.downcallHandle(lib.findOrThrow(name), fd);
+        return linked(name, Libraries.LINKER.downcallHandle(lib.findOrThrow(name), fd));
     }
 
     public static MethodHandle critical(SymbolLookup lib, String name, FunctionDescriptor fd) {
-        return Libraries.LINKER.downcallHandle(lib.findOrThrow(name), fd, Linker.Option.critical(false));
+        return linked(name, Libraries.LINKER.downcallHandle(lib.findOrThrow(name), fd, Linker.Option.critical(false)));
+    }
+
+    private static MethodHandle linked(String name, MethodHandle h) {
+        LINKED.add(name);
+        return h;
+    }
+
+    /** The names of the exported functions this process has linked a handle for, so far. */
+    public static Set<String> linkedFunctions() {
+        return Set.copyOf(LINKED);
     }
 
     /** A handle with no address bound: the function pointer is the first argument (ops tables). */

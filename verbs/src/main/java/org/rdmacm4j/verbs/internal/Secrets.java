@@ -1,7 +1,7 @@
 package org.rdmacm4j.verbs.internal;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SegmentAllocator;
 import org.rdmacm4j.verbs.ibv.DeviceContext;
 import org.rdmacm4j.verbs.ibv.ProtectionDomain;
 import org.rdmacm4j.verbs.ibv.QpInitAttributes;
@@ -53,7 +53,7 @@ public final class Secrets {
     }
 
     /** For callers that need a scratch struct of a given layout. */
-    public static MemorySegment allocate(Arena arena, CStruct type) {
+    public static MemorySegment allocate(SegmentAllocator arena, CStruct type) {
         return arena.allocate(type.size(), type.alignment());
     }
 }

@@ -46,8 +46,12 @@ public final class SysLib {
     private static final MethodHandle EPOLL_CTL = Native.errno(Libraries.libc(), "epoll_ctl",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
     // int epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout)
-    private static final MethodHandle EPOLL_WAIT = Native.errno(Libraries.libc(), "epoll_wait",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+    /** Only after a failed epoll_wait: linked on first use (issue 21 item 3: each link is tens of ms in the guest). */
+    private static final class EpollWaitCapturing {
+        static final MethodHandle H = Native.errno(Libraries.libc(), "epoll_wait",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+    }
+
     /** Without errno capture, tried first (the capture path allocates per call where C1 runs it). */
     private static final MethodHandle EPOLL_WAIT_PLAIN = Native.plain(Libraries.libc(), "epoll_wait",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
@@ -101,7 +105,7 @@ public final class SysLib {
                 return fast;
             }
             MemorySegment st = Errno.state();
-            int n = (int) EPOLL_WAIT.invokeExact(st, epfd, events, maxEvents, timeoutMs);
+            int n = (int) EpollWaitCapturing.H.invokeExact(st, epfd, events, maxEvents, timeoutMs);
             return n >= 0 ? n : -Errno.read(st);
         } catch (Throwable t) {
             throw Native.rethrow(t);

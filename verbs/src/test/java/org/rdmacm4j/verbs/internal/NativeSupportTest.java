@@ -47,6 +47,20 @@ class NativeSupportTest {
     }
 
     @Test
+    void nonBlockingWithKnownFlagsIsOneSetflThatKeepsTheAccessMode() {
+        try (var e = org.rdmacm4j.verbs.sys.EventFd.create()) {   // O_RDWR | O_NONBLOCK
+            Libc.setNonBlockingKnownFlags(e.fd(), false);
+            assertThat(Libc.isNonBlocking(e.fd())).isFalse();
+            Libc.setNonBlockingKnownFlags(e.fd(), true);
+            assertThat(Libc.isNonBlocking(e.fd())).isTrue();
+            e.signal();
+            assertThat(e.drain()).as("still readable and writable: F_SETFL leaves the access mode").isPositive();
+        }
+        assertThatThrownBy(() -> Libc.setNonBlockingKnownFlags(987_654, true))
+                .isInstanceOfSatisfying(RdmaException.class, e -> assertThat(e.errnoName()).isEqualTo("EBADF"));
+    }
+
+    @Test
     void ipv4AndIpv6SockaddrsRoundTripWithPortsInNetworkOrder() throws Exception {
         try (Arena arena = Arena.ofConfined()) {
             InetSocketAddress v4 = new InetSocketAddress(InetAddress.getByName("192.0.2.1"), 7471);

@@ -177,6 +177,10 @@ final class CmEvents {
             if (target != null) {
                 s.asyncEvent(target, type.get(), a.portNumber());
             } else if (a.queuePair() == null && a.completionQueue() == null && a.sharedReceiveQueue() == null) {
+                if (d.users == 0 && type.get() == AsyncEventType.DEVICE_FATAL) {
+                    devices.fatal(d);   // an idle device (Devices): nobody to tell, close it now
+                    return;
+                }
                 // Port or device event: every id on this device hears it.
                 for (VerbsId id : List.copyOf(ids.values())) {
                     if (id.device == d) {

@@ -13,16 +13,24 @@ import org.rdmacm4j.cm.core.internal.port.PortCallException;
 import org.rdmacm4j.cm.statemachine.CmTuning;
 import org.rdmacm4j.verbs.RdmaException;
 import org.rdmacm4j.verbs.cm.CmDevices;
+import org.rdmacm4j.verbs.cm.CmId;
 import org.rdmacm4j.verbs.ibv.DeviceAttributes;
 import org.rdmacm4j.verbs.ibv.DeviceContext;
 import org.rdmacm4j.verbs.sys.Epoll;
 
 /**
  * The devices in use: opens an id's device on first use (its PD and slot pool, its async fd in
- * the port's epoll, epoll tokens from 100 up, clear of the port's own), releases it when its last
- * id has freed its QP, CQ and channel, keeps a released PD that still holds the application's
- * memory regions until they are gone, closes them all with the port, and caches each device's
- * limits.
+ * the port's epoll, epoll tokens from 100 up, clear of the port's own), keeps it while any id of
+ * the port is bound to it, releases it when its last bound id goes (before that id's
+ * rdma_destroy_id), keeps a released PD that still holds the application's memory regions until
+ * they are gone, closes them all with the port, and caches each device's limits.
+ *
+ * <p>Why a device outlives its last QP (issue 21): connections made one at a time used to reopen
+ * it every time (rdma_get_devices with its device scan, a PD, the pool's registered slab, two
+ * epoll_ctl, and all of it freed again at close), work C's loop does once. It stays open only
+ * while an id of the port is bound to it, and librdmacm keeps the device context open for exactly
+ * as long (a bound id holds its reference), so the PD is always freed before librdmacm may close
+ * the context it was made from (a removed device included: see {@link #beforeDestroy}).
  *
  * <p>Threads: the dispatcher's.
  */
@@ -31,7 +39,11 @@ final class Devices {
     private static final int ENODEV = 19;
 
     private final Epoll epoll;
+    /** The port's ids (shared with VerbsCmPort): which of them are still bound to an idle device. */
+    private final Map<CmId, VerbsId> ids;
     private final Map<Long, Device> devices = new HashMap<>();
+    /** Devices open with no id using them (kept for the ids still bound to them). */
+    private int idle;
     /**
      * Devices whose last id is gone but whose PD still holds the application's own memory
      * regions (raw access: registered on {@link org.rdmacm4j.cm.core.RawQueuePair#protectionDomain()}
@@ -39,10 +51,12 @@ final class Devices {
      */
     private final List<Device> lingering = new ArrayList<>();
     private final Map<Long, CmTuning> limitsByContext = new HashMap<>();
+    private final Map<Long, Boolean> iwarpByContext = new HashMap<>();
     private long nextDeviceToken = 100;
 
-    Devices(Epoll epoll) {
+    Devices(Epoll epoll, Map<CmId, VerbsId> ids) {
         this.epoll = epoll;
+        this.ids = ids;
     }
 
     /** The devices open now, as a copy (their async events are drained while ids come and go). */
@@ -68,13 +82,14 @@ final class Devices {
         if (id.device != null) {
             return id.device;
         }
-        long handle;
-        try {
-            handle = id.cmId.context().handle();
-        } catch (IllegalStateException unbound) {
-            throw new PortCallException("rdma_create_qp", ENODEV, "the id is not bound to a device", unbound);
+        long handle = id.cmId.deviceHandle();   // no context view per id: the device's own serves
+        if (handle == 0) {
+            throw new PortCallException("rdma_create_qp", ENODEV, "the id is not bound to a device", null);
         }
         Device dev = devices.get(handle);
+        if (dev != null && dev.users == 0) {
+            idle--;
+        }
         if (dev == null) {
             CmDevices snapshot = CmDevices.open();
             DeviceContext ctx = null;
@@ -106,7 +121,10 @@ final class Devices {
         return dev;
     }
 
-    /** Lets go of the id's device once the id has no QP, CQ or channel; closes it with its last user. */
+    /**
+     * Lets go of the id's device once the id has no QP, CQ or channel; with its last user the
+     * device stays open (idle) if another id of the port is still bound to it, else it is closed.
+     */
     void releaseIfUnused(VerbsId id) {
         Device dev = id.device;
         if (dev == null || id.qp != null || id.cq != null || id.channel != null) {
@@ -116,6 +134,53 @@ final class Devices {
         if (--dev.users > 0) {
             return;
         }
+        if (boundElsewhere(dev, id)) {
+            idle++;
+            return;
+        }
+        release(dev);
+    }
+
+    /**
+     * Called before {@code id}'s rdma_destroy_id: closes an idle device that only this id still
+     * holds bound (librdmacm may close the device context once its last bound id is destroyed, and
+     * the PD must go first). Cheap when no device is idle, as in every storm.
+     */
+    void beforeDestroy(VerbsId id) {
+        if (idle == 0) {
+            return;
+        }
+        long handle = id.cmId.deviceHandle();
+        Device dev = handle == 0 ? null : devices.get(handle);
+        if (dev != null && dev.users == 0 && !boundElsewhere(dev, id)) {
+            idle--;
+            release(dev);
+        }
+    }
+
+    /**
+     * An idle device whose hardware reported a fatal error (IBV_EVENT_DEVICE_FATAL, no id using it
+     * to hear it): closed now rather than at its last bound id's destroy.
+     */
+    void fatal(Device dev) {
+        if (dev.users == 0 && devices.get(dev.context.handle()) == dev) {
+            idle--;
+            release(dev);
+        }
+    }
+
+    /** True if an open id of the port other than {@code except} is bound to the device. */
+    private boolean boundElsewhere(Device dev, VerbsId except) {
+        long handle = dev.context.handle();
+        for (VerbsId other : ids.values()) {
+            if (other != except && !other.cmId.isClosed() && other.cmId.deviceHandle() == handle) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void release(Device dev) {
         devices.values().remove(dev);
         try {
             epoll.remove(dev.context.asyncFd());
@@ -147,16 +212,35 @@ final class Devices {
 
     /** The device's limits for the id's tuning (queried once per device), or null if the id is unbound. */
     CmTuning limits(VerbsId id) {
-        DeviceContext ctx;
-        try {
-            ctx = id.cmId.context();
-        } catch (IllegalStateException unbound) {
+        long handle = id.cmId.deviceHandle();
+        if (handle == 0) {
             return null;
         }
-        return limitsByContext.computeIfAbsent(ctx.handle(), h -> {
-            DeviceAttributes a = ctx.query();
-            return new CmTuning(Math.min(255, a.maxQpRdAtom()), Math.min(255, a.maxQpInitRdAtom()), 7, 7);
-        });
+        CmTuning known = limitsByContext.get(handle);
+        if (known != null) {
+            return known;
+        }
+        DeviceAttributes a = id.cmId.context().query();
+        CmTuning t = new CmTuning(Math.min(255, a.maxQpRdAtom()), Math.min(255, a.maxQpInitRdAtom()), 7, 7);
+        limitsByContext.put(handle, t);
+        return t;
+    }
+
+    /**
+     * True if the id's device is iWARP (asked once per device, like its limits); IllegalStateException
+     * if the id is not bound to a device yet.
+     */
+    boolean isIwarp(VerbsId id) {
+        long handle = id.cmId.deviceHandle();
+        if (handle == 0) {
+            throw new IllegalStateException(id + " is not bound to a device yet");
+        }
+        Boolean known = iwarpByContext.get(handle);
+        if (known == null) {
+            known = id.cmId.context().isIwarp();
+            iwarpByContext.put(handle, known);
+        }
+        return known;
     }
 
     /**
@@ -172,6 +256,7 @@ final class Devices {
             }
         }
         devices.clear();
+        idle = 0;
         closeLingering(true);
     }
 }

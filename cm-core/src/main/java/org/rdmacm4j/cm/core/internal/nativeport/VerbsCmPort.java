@@ -76,7 +76,7 @@ public final class VerbsCmPort implements NativePort {
         this.wake = EventFd.create();
         epoll.add(channel.fd(), TOKEN_CM);
         epoll.add(wake.fd(), TOKEN_WAKE);
-        this.devices = new Devices(epoll);
+        this.devices = new Devices(epoll, ids);
         this.pollers = new CompletionPollers(pollerThreads, name);
         this.queuePairs = new QueuePairs(pollers, devices, leaks);
         this.events = new CmEvents(channel, ids, devices, queuePairs, deviceLoss);
@@ -307,6 +307,7 @@ public final class VerbsCmPort implements NativePort {
             leak(id, "destroy ordered before its QP/CQ/channel were freed");
             return;
         }
+        devices.beforeDestroy(id);
         try {
             id.cmId.close();
         } catch (RuntimeException e) {
@@ -333,7 +334,7 @@ public final class VerbsCmPort implements NativePort {
     @Override
     public Transport transport(NativeId nid) {
         try {
-            return v(nid).cmId.context().isIwarp() ? Transport.IWARP : Transport.ROCE;
+            return devices.isIwarp(v(nid)) ? Transport.IWARP : Transport.ROCE;
         } catch (IllegalStateException unbound) {
             return defaultTransport();
         }
