@@ -319,10 +319,12 @@ class LastDeviceLossIT {
         String shell = "echo '--- rdma link delete (pid " + delete.pid() + "):'; cat /proc/" + delete.pid()
                 + "/status | grep State; cat /proc/" + delete.pid() + "/stack; "
                 + "echo '--- this JVM: open uverbs files:'; ls -l /proc/" + pid + "/fd | grep -i -E 'uverbs|infiniband'; "
-                + "echo '--- native stacks of threads in librdmacm/libibverbs (gdb):'; "
-                + "timeout 40 gdb -p " + pid + " -batch -ex 'set pagination off' -ex 'thread apply all bt 14' 2>&1"
-                + " | awk '/^Thread /{if (b ~ /rdma|ucma|ibv|verbs/) print b; b=\"\"} {b=b $0 \"\\n\"}"
-                + " END{if (b ~ /rdma|ucma|ibv|verbs/) print b}'; "
+                // Not gdb: attaching a debugger to this very JVM froze it in the guard-off run of
+                // 2026-11-25 (the suite would then sit until its deadline). The kernel side of each
+                // of this JVM's threads is read from /proc instead, which stops nothing.
+                + "echo '--- this JVM: kernel wait (wchan) and stack per thread:'; "
+                + "for t in /proc/" + pid + "/task/*; do echo \"$(cat $t/comm) $(cat $t/wchan)\"; "
+                + "grep -q . $t/stack 2>/dev/null && sed 's/^/    /' $t/stack; done; "
                 + "echo '--- rdma link:'; timeout 5 rdma link show; timeout 5 rdma res show; dmesg | tail -n 30";
         sb.append(ExternalProcess.run(Duration.ofSeconds(120), "sh", "-c", shell).output());
         return sb.toString();
