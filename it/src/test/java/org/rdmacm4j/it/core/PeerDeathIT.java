@@ -18,7 +18,9 @@ import org.rdmacm4j.cm.core.RdmaCm;
 import org.rdmacm4j.cm.core.RdmaCmException;
 import org.rdmacm4j.cm.core.RdmaConnection;
 import org.rdmacm4j.it.support.ChildJvm;
+import org.rdmacm4j.it.support.CmIdTable;
 import org.rdmacm4j.it.support.ExternalProcess;
+import org.rdmacm4j.it.support.SoftRoce;
 import org.rdmacm4j.it.support.SoftRoceTest;
 
 /**
@@ -28,19 +30,13 @@ import org.rdmacm4j.it.support.SoftRoceTest;
 @SoftRoceTest
 class PeerDeathIT {
 
-    /** A cold JVM in the emulated guest can take a while to reach rdma_listen: up to 75 s. */
+    /**
+     * A cold JVM in the emulated guest can take a while to reach rdma_listen: up to 75 s. One wait
+     * with that bound, not retries of a shorter one: a timed-out wait kills the process when it
+     * collects its output (the retry loop here did that at 30 s, in the CI run of 2026-11-25).
+     */
     private static void awaitPeerListening(ExternalProcess peer, int port) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(75).toNanos();
-        while (true) {
-            try {
-                CmFixtures.awaitToolListening(peer, port);
-                return;
-            } catch (AssertionError notYet) {
-                if (System.nanoTime() > deadline || !peer.isAlive()) {
-                    throw notYet;
-                }
-            }
-        }
+        CmIdTable.awaitListening(peer, SoftRoce.SERVER_ADDR, port, Duration.ofSeconds(75));
     }
 
     @Test
