@@ -3,10 +3,7 @@ package org.rdmacm4j.it.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.rdmacm4j.it.core.CmFixtures.await;
 
-import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -28,6 +25,7 @@ import org.rdmacm4j.cm.core.ConnectionHandler;
 import org.rdmacm4j.cm.core.ListenOptions;
 import org.rdmacm4j.cm.core.RdmaCm;
 import org.rdmacm4j.cm.core.RdmaConnection;
+import org.rdmacm4j.it.support.ProcessFootprint;
 import org.rdmacm4j.it.support.RdmaResources;
 import org.rdmacm4j.it.support.ReliabilityReport;
 import org.rdmacm4j.it.support.SoftRoceTest;
@@ -353,22 +351,9 @@ class ConnectCloseLeakIT {
         }
         String settled = atZero == null || kernel.equals(atZero) ? null
                 : "after " + SETTLE.toSeconds() + " s: " + kernel + " (cycle 0: " + atZero + ")";
-        for (int i = 0; i < 3; i++) {
-            System.gc();
-        }
+        ProcessFootprint.collectGarbage();
         var heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
-        long rss = 0;
-        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-            if (line.startsWith("VmRSS:")) {
-                rss = Long.parseLong(line.replaceAll("\\D", "")) * 1024;
-            }
-        }
-        return new Sample(cycles, seconds, heap.getUsed(), heap.getCommitted(), rss, openFds(), kernel, settled);
-    }
-
-    private static long openFds() throws IOException {
-        try (var s = Files.list(Path.of("/proc/self/fd"))) {
-            return s.count();
-        }
+        return new Sample(cycles, seconds, heap.getUsed(), heap.getCommitted(), ProcessFootprint.rssBytes(),
+                ProcessFootprint.openFds(), kernel, settled);
     }
 }

@@ -23,6 +23,7 @@ import org.rdmacm4j.cm.core.ListenOptions;
 import org.rdmacm4j.cm.core.MessagingOptions;
 import org.rdmacm4j.cm.core.RdmaCm;
 import org.rdmacm4j.cm.core.RdmaConnection;
+import org.rdmacm4j.it.support.ProcessFootprint;
 import org.rdmacm4j.it.support.RdmaResources;
 import org.rdmacm4j.it.support.ReliabilityReport;
 import org.rdmacm4j.it.support.SoftRoceTest;
@@ -214,21 +215,10 @@ class LiveConnectionsIT {
     }
 
     private static Sample sample(int pairs) throws IOException {
-        for (int i = 0; i < 3; i++) {
-            System.gc();
-        }
+        ProcessFootprint.collectGarbage();
         var heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
-        long rss = 0;
-        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-            if (line.startsWith("VmRSS:")) {
-                rss = Long.parseLong(line.replaceAll("\\D", "")) * 1024;
-            }
-        }
-        long fds;
-        try (var s = Files.list(Path.of("/proc/self/fd"))) {
-            fds = s.count();
-        }
         String kernel = RdmaResources.current().byDevice().toString();
-        return new Sample(pairs, heap.getUsed(), heap.getCommitted(), rss, fds, kernel);
+        return new Sample(pairs, heap.getUsed(), heap.getCommitted(), ProcessFootprint.rssBytes(),
+                ProcessFootprint.openFds(), kernel);
     }
 }
