@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Locale;
 import org.rdmacm4j.it.support.ExternalProcess;
 import org.rdmacm4j.it.support.RdmaLinks;
+import org.rdmacm4j.verbs.cm.CmDevices;
 
 /**
  * {@code rdma link delete rxe0} on this host while this JVM uses it, and its undoing; both roles
@@ -78,7 +79,10 @@ final class DeviceRemoval {
         }
     }
 
-    /** Puts rxe0 back on eth0 (if it is gone), removes the helper, and re-pins librdmacm's cache. Idempotent. */
+    /**
+     * Puts rxe0 back on eth0 (if it is gone), waits until librdmacm holds it open, then removes the helper
+     * and re-pins librdmacm's cache. Idempotent.
+     */
     static void restoreRxe0() throws InterruptedException {
         restoreRxe0(step -> { });
     }
@@ -92,6 +96,16 @@ final class DeviceRemoval {
         }
         long t1 = System.nanoTime();
         if (RdmaLinks.exists(HELPER)) {
+            // librdmacm must hold an open entry for the new rxe0 before the helper goes, so that its
+            // device list is never empty: with an empty list and a device listed that its re-sync does
+            // not insert, ucma_init re-enters itself on its global mutex (docs/architecture.md, "When
+            // the last device goes"). The clean-clone CI of db13ead caught exactly that in the last step
+            // here: rdma_get_devices -> ucma_init -> rdma_create_id -> ucma_init, after the helper was
+            // deleted first and rxe0 was only synced in by the helper delete's own nudges. An entry
+            // librdmacm has opened leaves its list only when libibverbs stops listing the device.
+            awaitLibrdmacmLists(DEVICE, Duration.ofSeconds(30));
+            log.accept(String.format(Locale.ROOT, "librdmacm lists %s open: %.0f ms", DEVICE, ms(t1)));
+            t1 = System.nanoTime();
             var r = RdmaLinks.delete(HELPER, Duration.ofSeconds(20));
             log.accept(String.format(Locale.ROOT, "rdma link delete %s: %.0f ms (%s)", HELPER, ms(t1),
                     r.timedOut() ? "KILLED at 20 s" : "exit " + r.exitCode()));
@@ -105,6 +119,29 @@ final class DeviceRemoval {
         long t3 = System.nanoTime();
         RdmaLinks.nudgeLibrdmacm();   // librdmacm's context on the new rxe0: the resting baseline counts one
         log.accept(String.format(Locale.ROOT, "rdma_get_devices: %.0f ms; restore in all %.0f ms", ms(t3), ms(t0)));
+    }
+
+    /**
+     * Re-syncs librdmacm ({@code rdma_get_devices}) until it returns an open context for {@code device},
+     * bounded. Only called while the helper device is listed, so librdmacm's list is not empty and the
+     * call cannot enter ucma_init's re-sync.
+     */
+    private static void awaitLibrdmacmLists(String device, Duration bound) throws InterruptedException {
+        long deadline = System.nanoTime() + bound.toNanos();
+        String seen = "nothing";
+        while (System.nanoTime() < deadline) {
+            try (CmDevices d = CmDevices.open()) {
+                if (d.byName(device) != null) {
+                    return;
+                }
+                seen = d.contexts().stream().map(c -> c.deviceName()).toList().toString();
+            } catch (RuntimeException e) {
+                seen = e.toString();
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("librdmacm did not list " + device + " within " + bound.toSeconds()
+                + " s after it was added back (rdma_get_devices last gave " + seen + ")");
     }
 
     private static double ms(long since) {
