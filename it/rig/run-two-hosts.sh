@@ -47,6 +47,13 @@ role_a="${role_a//\\\$\\\{RDMACM4J_OUT\\\}/\$\{RDMACM4J_OUT\}}"
 role_b="$(printf '%q ' "${java[@]}" '-Drdmacm4j.it.resting=${RDMACM4J_OUT}/rdma-resting.txt' -Drdmacm4j.it.device=rxe0 \
   -cp "${cp}:${target}/launcher/junit-console.jar" org.rdmacm4j.it.twohost.TwoHostPeer)"
 role_b="${role_b//\\\$\\\{RDMACM4J_OUT\\\}/\$\{RDMACM4J_OUT\}}"
+# Both roles may add a helper RDMA device (twohost.DeviceRemoval) that stays until the JVM has
+# exited: deleting it while the JVM runs can leave librdmacm's device list empty and hang its next
+# call (DeviceRemoval.restoreRxe0 says how). Once the JVM is gone nothing holds it, so the job deletes
+# it then, before the rig's after-job snapshot compares the guest with its resting counts.
+cleanup='; status=$?; rdma link delete rxe_help >/dev/null 2>&1; ip link del vhelp0 >/dev/null 2>&1; exit ${status}'
+role_a+="${cleanup}"
+role_b+="${cleanup}"
 
 set +e
 (cd "${repo}" && "${rigdir}/two-hosts.sh" --timeout "${RDMACM4J_TWO_HOST_TIMEOUT:-420}" --out "${out}" \

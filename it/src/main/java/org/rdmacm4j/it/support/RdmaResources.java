@@ -51,6 +51,13 @@ public record RdmaResources(Map<String, Map<String, Long>> byDevice) {
         return new RdmaResources(devices);
     }
 
+    /** These counts without {@code device}'s line (a test fixture's own device, say). */
+    public RdmaResources without(String device) {
+        Map<String, Map<String, Long>> rest = new TreeMap<>(byDevice);
+        rest.remove(device);
+        return new RdmaResources(rest);
+    }
+
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder();
