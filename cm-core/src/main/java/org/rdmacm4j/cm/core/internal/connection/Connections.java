@@ -195,6 +195,7 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
                 ops.bind(conn);
                 conn.oneSided = ops;
             }
+            conn.watch = port.completionWatch(d.nativeId);   // before raw: raw() reads raw, then watch
             conn.raw = port.raw(d.nativeId);
             if (dp == null) {
                 port.rawCompletions(d.nativeId, conn::rawCompletion);
