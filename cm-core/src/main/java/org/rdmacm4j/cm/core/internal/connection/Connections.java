@@ -96,8 +96,8 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
                 RdmaCmException failure = e.noDevice()
                         ? new DeviceRemovedException("connect to " + destination + ": " + e.getMessage(), List.of(), e)
                         : new ConnectionFailedException("connect to " + destination + ": " + e.getMessage(), List.of(), e);
+                stats.connectFailed(failure.getClass().getSimpleName());   // counted before anyone sees the failure
                 f.completeExceptionally(failure);
-                stats.connectFailed(failure.getClass().getSimpleName());
                 return;
             }
             ActiveConnectionMachine machine = new ActiveConnectionMachine(activePolicy(options));

@@ -35,8 +35,10 @@ import org.rdmacm4j.verbs.ibv.WrOpcode;
  * operation, so an idle connection holds none whatever its depth. Regions live at most as long as the connection: {@link #release} (after
  * the QP is destroyed) deregisters what the application left open.
  *
- * <p>Threads: operations and registration from any thread, under this object's lock; completions
- * on the connection's poller; {@link #closing} and {@link #release} from the dispatcher.
+ * <p>Threads: operations and registration from any thread, under this object's lock (the first
+ * operation starts the CQ's registration with its poller under it, before posting: lock order
+ * this, then the registration's monitor); completions on the connection's poller;
+ * {@link #closing} and {@link #release} from the dispatcher.
  */
 public final class OneSided {
     /** wr_id kind of one-sided operations (DataPath uses 1..3). */

@@ -49,7 +49,10 @@ final class CompletionPollers {
             if (kind == OneSided.KIND) {
                 // Read here, not captured: the router is made before the OneSided it routes to. Set
                 // before the CQ is registered (the register command publishes it), cleared after the quiesce.
-                id.oneSided.onCompletion(wc, i);
+                OneSided ops = id.oneSided;
+                if (ops != null) {
+                    ops.onCompletion(wc, i);
+                }
             } else if (kind == Keepalive.KIND) {
                 Keepalive k = id.keepalive;
                 if (k != null) {
