@@ -98,7 +98,12 @@ public interface RdmaConnection {
      * The verbs objects under this connection, for an application that brings its own data path
      * (see {@link RawQueuePair} for the rules).
      *
-     * @throws IllegalStateException before the QP exists or after the connection closed
+     * <p>The connection's completion queue is polled from the first call on (a raw connection's CQ
+     * is registered with its poller only then, so one that never posts costs the poller nothing):
+     * call it before posting.
+     *
+     * @throws IllegalStateException before the QP exists or after the connection closed, and for
+     *     a first call once a close has begun (the CQ is no longer polled)
      */
     RawQueuePair raw();
 

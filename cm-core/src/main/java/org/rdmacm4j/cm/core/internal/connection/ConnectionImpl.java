@@ -44,6 +44,9 @@ final class ConnectionImpl implements ConnectionEnd {
     volatile OneSided oneSided;
     /** The verbs objects, for raw use. */
     volatile org.rdmacm4j.cm.core.RawQueuePair raw;
+    /** Started by the first {@link #raw()}: the CQ is polled before the application can post (set with raw). */
+    volatile org.rdmacm4j.cm.core.internal.poll.CompletionWatch watch =
+            org.rdmacm4j.cm.core.internal.poll.CompletionWatch.ALREADY;
     /** The data-path failure that is tearing the connection down (the first one only), or null. */
     private final java.util.concurrent.atomic.AtomicReference<org.rdmacm4j.cm.core.DataPathException> failure =
             new java.util.concurrent.atomic.AtomicReference<>();
@@ -178,6 +181,11 @@ final class ConnectionImpl implements ConnectionEnd {
         org.rdmacm4j.cm.core.RawQueuePair r = raw;
         if (r == null || isClosed()) {
             throw new IllegalStateException(this + " has no queue pair (not connected yet, or closed)");
+        }
+        // The CQ of a connection without a message channel is registered with its poller only now
+        // (the application may post the moment this returns); refused once it was quiesced.
+        if (!watch.start()) {
+            throw new IllegalStateException(this + " is closing: its completion queue is no longer polled");
         }
         return r;
     }

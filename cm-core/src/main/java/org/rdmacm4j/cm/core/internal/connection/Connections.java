@@ -96,8 +96,8 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
                 RdmaCmException failure = e.noDevice()
                         ? new DeviceRemovedException("connect to " + destination + ": " + e.getMessage(), List.of(), e)
                         : new ConnectionFailedException("connect to " + destination + ": " + e.getMessage(), List.of(), e);
+                stats.connectFailed(failure.getClass().getSimpleName());   // counted before anyone sees the failure
                 f.completeExceptionally(failure);
-                stats.connectFailed(failure.getClass().getSimpleName());
                 return;
             }
             ActiveConnectionMachine machine = new ActiveConnectionMachine(activePolicy(options));
@@ -195,6 +195,7 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
                 ops.bind(conn);
                 conn.oneSided = ops;
             }
+            conn.watch = port.completionWatch(d.nativeId);   // before raw: raw() reads raw, then watch
             conn.raw = port.raw(d.nativeId);
             if (dp == null) {
                 port.rawCompletions(d.nativeId, conn::rawCompletion);

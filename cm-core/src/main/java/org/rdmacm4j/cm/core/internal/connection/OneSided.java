@@ -14,6 +14,7 @@ import org.rdmacm4j.cm.core.RegisteredRegion;
 import org.rdmacm4j.cm.core.RemoteRegion;
 import org.rdmacm4j.cm.core.internal.id.CmFuture;
 import org.rdmacm4j.cm.core.internal.id.Failures;
+import org.rdmacm4j.cm.core.internal.poll.CompletionWatch;
 import org.rdmacm4j.cm.core.internal.poll.SlotPool;
 import org.rdmacm4j.verbs.RdmaException;
 import org.rdmacm4j.verbs.ibv.Access;
@@ -34,8 +35,10 @@ import org.rdmacm4j.verbs.ibv.WrOpcode;
  * operation, so an idle connection holds none whatever its depth. Regions live at most as long as the connection: {@link #release} (after
  * the QP is destroyed) deregisters what the application left open.
  *
- * <p>Threads: operations and registration from any thread, under this object's lock; completions
- * on the connection's poller; {@link #closing} and {@link #release} from the dispatcher.
+ * <p>Threads: operations and registration from any thread, under this object's lock (the first
+ * operation starts the CQ's registration with its poller under it, before posting: lock order
+ * this, then the registration's monitor); completions on the connection's poller;
+ * {@link #closing} and {@link #release} from the dispatcher.
  */
 public final class OneSided {
     /** wr_id kind of one-sided operations (DataPath uses 1..3). */
@@ -97,6 +100,10 @@ public final class OneSided {
 
     private final QueuePair qp;
     private final ProtectionDomain pd;
+    /** Started before the first operation is posted: the CQ is registered with its poller only then. */
+    private final CompletionWatch watch;
+    /** The watch was started (under the lock): later operations skip it. */
+    private boolean watched;
     private final SlotPool pool;
     private final int depth;
     /** One 8-byte result slot per posted operation, leased by the first one (under the lock). */
@@ -117,10 +124,11 @@ public final class OneSided {
     private boolean released;
     private boolean errorReported;
 
-    public OneSided(QueuePair qp, ProtectionDomain pd, SlotPool pool, int depth) {
+    public OneSided(QueuePair qp, ProtectionDomain pd, SlotPool pool, int depth, CompletionWatch watch) {
         checkArgument(depth >= 1, "one-sided depth must be at least 1, was %s", depth);
         this.qp = qp;
         this.pd = pd;
+        this.watch = watch;
         this.pool = pool;
         this.depth = depth;
         this.freeCount = depth;   // no slot leased yet; post() leases them all on first use
@@ -183,7 +191,8 @@ public final class OneSided {
     }
 
     private synchronized CmFuture<Object> submit(Op op) {
-        if (closing || released) {
+        if (closing || released || !(watched || (watched = watch.start()))) {
+            // (a CQ no longer polled is a connection being torn down: its completions would be lost)
             op.future().completeExceptionally(new ConnectionClosedException(owner + " is closing", List.of()));
         } else if (waiting.size() >= MAX_WAITING) {
             op.future().completeExceptionally(new DataPathException(owner + ": " + MAX_WAITING

@@ -6,13 +6,15 @@ import org.rdmacm4j.cm.core.internal.connection.DataPath;
 import org.rdmacm4j.cm.core.internal.connection.OneSided;
 import org.rdmacm4j.cm.core.internal.poll.CompletionPoller;
 import org.rdmacm4j.cm.core.internal.poll.CompletionSink;
+import org.rdmacm4j.cm.core.internal.poll.CqRegistration;
 import org.rdmacm4j.cm.core.internal.poll.Keepalive;
 import org.rdmacm4j.cm.core.internal.port.NativeId;
 
 /**
- * The completion pollers of the port: hands each id's CQ to one of them in turn, with the sink its
- * completions go to (an RC id's router, a UD id's datagram channel), starts an id's keepalive on
- * its poller, quiesces an id's CQ (no poller touches it after), and stops them all.
+ * The completion pollers of the port: assigns each id's CQ to one of them in turn, with the sink its
+ * completions go to (an RC id's router, a UD id's datagram channel), as a {@link CqRegistration}
+ * that registers it only when work can first be posted; starts an id's keepalive on its poller,
+ * quiesces an id's CQ (no poller touches it after), and stops them all.
  *
  * <p>Threads: the dispatcher's; the router runs on the id's poller thread.
  */
@@ -28,10 +30,12 @@ final class CompletionPollers {
         }
     }
 
-    /** Registers the id's channel and CQ with the next poller, its completions going to {@code sink}. */
-    void register(VerbsId id, CompletionSink sink) {
-        id.poller = pollers[nextPoller++ % pollers.length];
-        id.pollerToken = id.poller.register(id.channel, id.cq, sink);
+    /**
+     * The registration of the id's CQ (and channel) with the next poller, its completions going to
+     * {@code sink}; nothing is registered until it is started ({@link CqRegistration}).
+     */
+    CqRegistration registration(VerbsId id, CompletionSink sink) {
+        return new CqRegistration(pollers[nextPoller++ % pollers.length], id.channel, id.cq, sink);
     }
 
     /**
@@ -39,12 +43,16 @@ final class CompletionPollers {
      * connections) the application's own work to its handler.
      */
     static CompletionSink router(VerbsId id) {
-        OneSided ops = id.oneSided;
         DataPath channel = id.dataPath;
         return (wc, i) -> {
             long kind = wc.wrId(i) & OneSided.KIND_MASK;
             if (kind == OneSided.KIND) {
-                ops.onCompletion(wc, i);
+                // Read here, not captured: the router is made before the OneSided it routes to. Set
+                // before the CQ is registered (the register command publishes it), cleared after the quiesce.
+                OneSided ops = id.oneSided;
+                if (ops != null) {
+                    ops.onCompletion(wc, i);
+                }
             } else if (kind == Keepalive.KIND) {
                 Keepalive k = id.keepalive;
                 if (k != null) {
@@ -58,26 +66,28 @@ final class CompletionPollers {
         };
     }
 
+    /** Starts the keepalive on the id's poller, registering the CQ first if nothing had (its probes are work). */
     boolean startKeepalive(NativeId nid, org.rdmacm4j.cm.core.KeepaliveOptions options,
                            Keepalive.Verdict verdict) {
         VerbsId id = v(nid);
-        if (id.qp == null || id.poller == null || id.keepalive != null) {
+        if (id.qp == null || id.registration == null || id.keepalive != null || !id.registration.start()) {
             return false;
         }
         Keepalive k = new Keepalive(options, Keepalive.zeroLengthWrite(id.qp), verdict);
-        id.keepalive = k;
-        id.poller.startKeepalive(id.pollerToken, k);
-        return true;
+        id.keepalive = k;   // before the command: the router hands the probe's completions to it
+        return id.registration.startKeepalive(k);
     }
 
+    /**
+     * Runs {@code quiesced} once no poller touches the id's CQ: after its poller's quiesce, or at once
+     * if the CQ was never registered (or there is none).
+     */
     void quiesceCq(NativeId nid, Runnable quiesced) {
         VerbsId id = v(nid);
-        if (id.poller == null) {
+        if (id.registration == null) {
             quiesced.run();
         } else {
-            CompletionPoller p = id.poller;
-            id.poller = null;
-            p.quiesce(id.pollerToken, quiesced);
+            id.registration.quiesce(quiesced);
         }
     }
 

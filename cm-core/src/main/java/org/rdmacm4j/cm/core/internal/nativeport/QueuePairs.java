@@ -11,6 +11,7 @@ import org.rdmacm4j.cm.core.QpCapabilities;
 import org.rdmacm4j.cm.core.internal.connection.DataPath;
 import org.rdmacm4j.cm.core.internal.connection.OneSided;
 import org.rdmacm4j.cm.core.internal.datagram.DatagramPath;
+import org.rdmacm4j.cm.core.internal.poll.CompletionWatch;
 import org.rdmacm4j.cm.core.internal.poll.Keepalive;
 import org.rdmacm4j.cm.core.internal.port.NativeId;
 import org.rdmacm4j.cm.core.internal.port.PortCallException;
@@ -25,8 +26,10 @@ import org.rdmacm4j.verbs.ibv.QueuePair;
 /**
  * The ids' queue pairs and what completes them: creates an RC QP (with its CQ, completion channel,
  * message channel and one-sided operations) or a UD QP (with its datagram channel) on the id's
- * device, registers the CQ with a completion poller and routes its completions, starts the
- * keepalive, hands out the paths and raw access, and drains, quiesces and destroys QP, CQ and
+ * device, registers the CQ with a completion poller when work can first be posted on it (at once
+ * for a message channel's or datagram channel's receives; else at the keepalive's start, the first
+ * one-sided operation or the application's first raw(): {@code CqRegistration}) and routes its
+ * completions, hands out the paths and raw access, and drains, quiesces and destroys QP, CQ and
  * channel; it knows which id a QP or CQ belongs to, for the async events.
  *
  * <p>Threads: the dispatcher's; the router a CQ's completions go through runs on its poller's.
@@ -99,9 +102,14 @@ final class QueuePairs {
                     id.dataPath.peerOffer(id.requestOffer);
                 }
             }
-            id.oneSided = new OneSided(id.qp, dev.pd, dev.pool, asked.oneSidedDepth());
+            if (madeCq) {
+                id.registration = pollers.registration(id, CompletionPollers.router(id));
+            }
+            id.oneSided = new OneSided(id.qp, dev.pd, dev.pool, asked.oneSidedDepth(),
+                    id.registration == null ? CompletionWatch.ALREADY : id.registration);
         } catch (RdmaException e) {
             if (madeCq) {
+                id.registration = null;   // never started: no poller knows the CQ
                 closeQuietly(id.cq);
                 id.cq = null;
             }
@@ -115,7 +123,11 @@ final class QueuePairs {
         byQp.put(id.qp, id);
         if (madeCq) {
             byCq.put(id.cq, id);
-            pollers.register(id, CompletionPollers.router(id));
+            if (id.dataPath != null) {
+                id.registration.start();   // the message channel posted its receives
+            }
+            // Otherwise nothing is posted yet: the keepalive, the first one-sided operation or the
+            // application's first raw() starts it; a connection that never posts costs its poller nothing.
         }
     }
 
@@ -153,13 +165,20 @@ final class QueuePairs {
         }
         byQp.put(id.qp, id);
         byCq.put(id.cq, id);
-        pollers.register(id, id.datagramPath);
+        id.registration = pollers.registration(id, id.datagramPath);
+        id.registration.start();   // the datagram channel posted its receives
         return id.datagramPath;
     }
 
     org.rdmacm4j.cm.core.RawQueuePair raw(NativeId nid) {
         VerbsId id = v(nid);
         return id.qp == null ? null : new org.rdmacm4j.cm.core.RawQueuePair(id.qp, id.cq, id.device.pd);
+    }
+
+    /** What the application's first raw() starts before it may post: the CQ's registration. */
+    CompletionWatch completionWatch(NativeId nid) {
+        VerbsId id = v(nid);
+        return id.registration == null ? CompletionWatch.ALREADY : id.registration;
     }
 
     void drainQp(NativeId nid, Runnable drained) {
@@ -173,10 +192,10 @@ final class QueuePairs {
                 LOG.log(Level.DEBUG, "moving the QP to ERR: " + e.getMessage());
             }
         }
-        if (id.poller == null) {
+        if (id.registration == null) {
             drained.run();
         } else {
-            id.poller.drain(id.pollerToken, drained);
+            id.registration.drain(drained);   // at once if never registered: nothing posted, nothing flushes
         }
     }
 
@@ -234,7 +253,7 @@ final class QueuePairs {
         if (id.cq == null) {
             return;
         }
-        if (id.poller != null) {
+        if (id.registration != null && !id.registration.mayDestroy()) {
             // Never destroy a CQ a poller may still touch (the machine quiesces first; this is the guard).
             LOG.log(Level.ERROR, "DestroyCq before the CQ was quiesced for " + id + "; leaking the CQ");
             leaks.giveUp(id.cq);

@@ -19,6 +19,7 @@ import org.rdmacm4j.cm.core.internal.datagram.DatagramPath;
 import org.rdmacm4j.cm.core.internal.datagram.MembershipImpl;
 import org.rdmacm4j.cm.core.internal.datagram.PeerImpl;
 import org.rdmacm4j.cm.core.internal.poll.CompletionSink;
+import org.rdmacm4j.cm.core.internal.poll.CompletionWatch;
 import org.rdmacm4j.cm.core.internal.poll.Keepalive;
 import org.rdmacm4j.cm.core.internal.port.NativeId;
 import org.rdmacm4j.cm.statemachine.Bytes;
@@ -400,6 +401,11 @@ public final class VerbsCmPort implements NativePort {
     @Override
     public org.rdmacm4j.cm.core.RawQueuePair raw(NativeId nid) {
         return queuePairs.raw(nid);
+    }
+
+    @Override
+    public CompletionWatch completionWatch(NativeId nid) {
+        return queuePairs.completionWatch(nid);
     }
 
     @Override

@@ -5,8 +5,8 @@ import org.rdmacm4j.cm.core.internal.connection.ChannelOffer;
 import org.rdmacm4j.cm.core.internal.connection.DataPath;
 import org.rdmacm4j.cm.core.internal.connection.OneSided;
 import org.rdmacm4j.cm.core.internal.datagram.DatagramPath;
-import org.rdmacm4j.cm.core.internal.poll.CompletionPoller;
 import org.rdmacm4j.cm.core.internal.poll.CompletionSink;
+import org.rdmacm4j.cm.core.internal.poll.CqRegistration;
 import org.rdmacm4j.cm.core.internal.poll.Keepalive;
 import org.rdmacm4j.cm.core.internal.port.NativeId;
 import org.rdmacm4j.verbs.cm.CmId;
@@ -27,8 +27,11 @@ final class VerbsId extends NativeId {
     CompletionQueue cq;
     CompletionChannel channel;
     Device device;
-    CompletionPoller poller;
-    long pollerToken;
+    /**
+     * The CQ's registration with its poller (made with the CQ, started when work can first be
+     * posted); its state is its own, under its monitor, since the application may start it.
+     */
+    CqRegistration registration;
     DataPath dataPath;
     OneSided oneSided;
     /** Set by the dispatcher once established (if asked); read by the poller's router. */

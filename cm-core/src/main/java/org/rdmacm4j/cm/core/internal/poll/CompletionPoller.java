@@ -26,10 +26,12 @@ import org.rdmacm4j.verbs.sys.EventFd;
  * <p>It also ticks the keepalives of its established connections ({@link KeepaliveSchedule}): the
  * probes are data-path work, so they are posted here and never by the dispatcher.
  *
- * <p>Threads: {@link #register}, {@link #startKeepalive}, {@link #drain}, {@link #quiesce} and
- * {@link #stop} from the dispatcher; everything else on the poller thread.
+ * <p>Threads: {@link #register} from any thread (a {@link CqRegistration} is started by whoever
+ * is about to post first, the application included); {@link #startKeepalive}, {@link #drain},
+ * {@link #quiesce} and {@link #stop} from the dispatcher; everything else on the poller thread.
+ * Commands run in the order they were queued, whichever thread queued them.
  */
-public final class CompletionPoller {
+public final class CompletionPoller implements PollerCommands {
     /** Receives the completions of one CQ, on the poller thread. */
     private static final System.Logger LOG = System.getLogger("org.rdmacm4j.cm.core");
     private static final long WAKE_TOKEN = 0;
@@ -67,7 +69,12 @@ public final class CompletionPoller {
         thread.start();
     }
 
-    /** Starts watching the channel of {@code cq}; returns the token that names it in later commands. */
+    /**
+     * Starts watching the channel of {@code cq}; returns the token that names it in later commands.
+     * The command arms the CQ and then polls it once: work may have been posted (and completed)
+     * before it runs, and arming raises no event for a completion already in the CQ.
+     */
+    @Override
     public long register(CompletionChannel channel, CompletionQueue cq, CompletionSink sink) {
         long token;
         synchronized (this) {
@@ -84,6 +91,7 @@ public final class CompletionPoller {
     }
 
     /** Collects the completions left in the CQ (the QP is in the error state: these are flushes). */
+    @Override
     public void drain(long token, Runnable drained) {
         command(() -> {
             Entry e = entries.get(token);
@@ -98,6 +106,7 @@ public final class CompletionPoller {
      * Starts ticking {@code keepalive} (the connection of {@code token} is established). Ignored if
      * the CQ was already quiesced.
      */
+    @Override
     public void startKeepalive(long token, Keepalive keepalive) {
         command(() -> {
             Entry e = entries.get(token);
@@ -109,6 +118,7 @@ public final class CompletionPoller {
     }
 
     /** Stops touching the CQ, acks every CQ event taken, then runs {@code quiesced}. */
+    @Override
     public void quiesce(long token, Runnable quiesced) {
         command(() -> {
             Entry e = entries.remove(token);

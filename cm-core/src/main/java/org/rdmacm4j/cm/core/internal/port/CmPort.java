@@ -75,8 +75,9 @@ public interface CmPort extends EventLoop.Selector, AutoCloseable {
 
     /**
      * Creates the QP on the id, and its CQ and completion channel (and the device's shared PD) if
-     * absent, and registers the CQ with a completion poller. On failure, rolls back what this call
-     * created.
+     * absent, and assigns the CQ to a completion poller, registering it there only when work can
+     * first be posted (at once for a message channel's receives). On failure, rolls back what this
+     * call created.
      */
     void createQp(NativeId id, QpCapabilities caps, org.rdmacm4j.cm.core.MessagingOptions messaging);
 
@@ -112,12 +113,16 @@ public interface CmPort extends EventLoop.Selector, AutoCloseable {
     /** {@code rdma_disconnect}; logs a failure. */
     void disconnect(NativeId id);
 
-    /** Flushes the QP; {@code drained} runs (on any thread) once its flush completions are in. */
+    /**
+     * Flushes the QP; {@code drained} runs (on any thread) once its flush completions are in; at
+     * once if its CQ was never registered with a poller (nothing was posted, nothing flushes).
+     */
     void drainQp(NativeId id, Runnable drained);
 
     /**
      * Stops the completion poller from touching the id's CQ and acks every CQ event it took;
-     * {@code quiesced} runs (on any thread) after that. Runs at once if there is no CQ.
+     * {@code quiesced} runs (on any thread) after that. Runs at once if there is no CQ or it was
+     * never registered with a poller (no work was ever posted on it).
      */
     void quiesceCq(NativeId id, Runnable quiesced);
 
