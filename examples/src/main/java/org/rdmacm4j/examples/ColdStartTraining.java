@@ -21,6 +21,10 @@ public final class ColdStartTraining {
         ColdStart.Report report = ColdStart.train(args.length > 0 ? Integer.parseInt(args[0]) : 200);
         int loaded = 0;
         Module self = ColdStartTraining.class.getModule();
+        if (!self.isNamed()) {
+            System.out.println(report + "; on the class path: the examples' classes were not listed");
+            return;
+        }
         try (ModuleReader r = self.getLayer().configuration().findModule(self.getName()).orElseThrow()
                 .reference().open(); Stream<String> entries = r.list()) {
             for (String e : entries.filter(n -> n.endsWith(".class") && !n.endsWith("module-info.class")).toList()) {

@@ -148,22 +148,30 @@ public final class ColdStart {
         return n;
     }
 
-    /** The entries of the jar or directory this class came from (class path runs: one shaded jar, or classes dirs). */
+    /**
+     * The class files of the jars or directories the three modules' classes came from (class path
+     * runs: one shaded jar, or a classes directory per module), by their entry names.
+     */
     private static List<String> classPathEntries() {
-        try {
-            Path where = Path.of(ColdStart.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            if (Files.isDirectory(where)) {
-                try (Stream<Path> s = Files.walk(where)) {
-                    return s.filter(Files::isRegularFile).map(p -> where.relativize(p).toString().replace('\\', '/'))
-                            .toList();
+        List<String> names = new ArrayList<>();
+        for (Class<?> anchor : List.of(ColdStart.class, Rdma.class, org.rdmacm4j.cm.statemachine.CmEventType.class)) {
+            try {
+                Path where = Path.of(anchor.getProtectionDomain().getCodeSource().getLocation().toURI());
+                if (Files.isDirectory(where)) {
+                    try (Stream<Path> s = Files.walk(where)) {
+                        s.filter(Files::isRegularFile).map(p -> where.relativize(p).toString().replace('\\', '/'))
+                                .forEach(names::add);
+                    }
+                } else {
+                    try (JarFile jar = new JarFile(where.toFile())) {
+                        jar.stream().map(java.util.zip.ZipEntry::getName).forEach(names::add);
+                    }
                 }
+            } catch (IOException | URISyntaxException | SecurityException | NullPointerException e) {
+                // no code source to list: the connections below still load what they use
             }
-            try (JarFile jar = new JarFile(where.toFile())) {
-                return jar.stream().map(java.util.zip.ZipEntry::getName).toList();
-            }
-        } catch (IOException | URISyntaxException | SecurityException | NullPointerException e) {
-            return List.of();   // no code source to list: the connections below still load what they use
         }
+        return names.stream().distinct().toList();
     }
 
     // ------------------------------------------------------------------ connections
