@@ -28,7 +28,7 @@ if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
   jar=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
   dir="$(dirname "${jar}")/aot"
   cache="${dir}/benchmarks-$(rdmacm4j_aot_key "${bench_aot_flags[*]}" "${jar}").aot"
-  rm -f "${dir}"/benchmarks-*.aot
+  rm -f "${dir}"/benchmarks-*.aot "${dir}"/benchmarks-*.aot.build.log
   if rdmacm4j_aot_build "${cache}" -- "${JAVA_HOME}/bin/java" "${bench_aot_flags[@]}" -cp "${jar}" \
       -- org.rdmacm4j.benchmarks.CmBench train; then
     echo "benchmarks: AOT cache ${cache} ($(stat -c %s "${cache}") bytes); $(grep -m1 '^cold-start training' "${cache}.build.log")"

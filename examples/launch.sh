@@ -60,7 +60,7 @@ source "${here}/../scripts/aot-lib.sh"
 key=$(rdmacm4j_aot_key "${jvm_flags[*]}" "${module_path}")
 build_cache="${here}/target/aot/examples-${key}.aot"
 if [[ ${mode} == train ]]; then
-  rm -f "${here}"/target/aot/examples-*.aot
+  rm -f "${here}"/target/aot/examples-*.aot "${here}"/target/aot/examples-*.aot.build.log
   if rdmacm4j_aot_build "${build_cache}" -- "${java_cmd[@]}" -- "${app[@]}"; then
     echo "${name}: AOT cache ${build_cache} ($(stat -c %s "${build_cache}") bytes); $(grep -m1 '^cold-start training' "${build_cache}.build.log")"
     exit 0
