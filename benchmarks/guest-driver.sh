@@ -429,11 +429,31 @@ cold_run() {   # cold_run REP IMPL (C | rdmacm4j | rdmacm4j-aot)
        e && /CP_MethodHandle:/ {print "cp_mh", $(NF-3)}' "${f}.link" | tr -d 'ms' |
     while read -r what ms; do record "cold_${what}_ms" "${impl}" "${rep}" "${ms}"; done
 }
+# The launchers with and without the build's cache: the echo demo (examples/bin/echo, one process,
+# messaging connection) through examples/launch.sh of the checkout (REPO: its target/aot), its
+# "echo: connected ... in X ms" (a fresh JVM's first connect) and the process wall time.
+cold_echo() {   # cold_echo REP MODE (off | build)
+  local rep=$1 mode=$2 f="${OUT}/raw/cold-echo-$2-r$1.txt" t0 t1
+  port=$((port + 1))
+  command_once "cold/echo-${mode}" "RDMACM4J_AOT=${mode} examples/bin/echo -a ${server} -b ${client} -p PORT -n 20 -S 64 -t 60"
+  t0=$(date +%s%N)
+  single_process "${f}" 300 env RDMACM4J_AOT="${mode}" RDMACM4J_AOT_DIR="${OUT}/aot-echo" \
+    "${repo}/examples/bin/echo" -a "${server}" -b "${client}" -p "${port}" -n 20 -S 64 -t 60 || return
+  t1=$(date +%s%N)
+  if [[ ${mode} == build ]] && ! grep -qs 'Opened AOT cache' "${OUT}"/aot-echo/examples-*.aot.log; then
+    note "cold: the echo demo did not open the build's cache (${OUT}/aot-echo): row not recorded"; return 1
+  fi
+  record "cold_echo_connect_ms" "echo-${mode}" "${rep}" "$(sed -n 's/^echo: connected .* in \([0-9.]*\) ms.*/\1/p' "${f}")"
+  record "cold_echo_process_ms" "echo-${mode}" "${rep}" "$(( (t1 - t0) / 1000000 ))"
+}
 cold_group() {
   local rep=$1 v
   cold_run "${rep}" C
   for v in ${BENCH_COLD_AOT:-off on}; do
-    case "${v}" in off) cold_run "${rep}" rdmacm4j ;; on) cold_run "${rep}" rdmacm4j-aot ;; esac
+    case "${v}" in
+      off) cold_run "${rep}" rdmacm4j; cold_echo "${rep}" off ;;
+      on) cold_run "${rep}" rdmacm4j-aot; cold_echo "${rep}" build ;;
+    esac
   done
 }
 
