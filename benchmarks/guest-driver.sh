@@ -426,7 +426,7 @@ cold_run() {   # cold_run REP IMPL (C | rdmacm4j | rdmacm4j-aot)
     while read -r ph ms; do record "cold_phase_ms/${ph}" "${impl}" "${rep}" "${ms}"; done
   awk '/Total compilation time/ {print $5 * 1000}' "${f}" | while read -r ms; do record "cold_jit_ms" "${impl}" "${rep}" "${ms}"; done
   awk '/At VM exit/ {e = 1} e && /clinit:/ {print "clinit", $(NF-3)} e && /invokedynamic:/ {print "indy", $(NF-3)}
-       e && /CP_MethodHandle:/ {print "cp_mh", $(NF-3)}' "${f}.link" | tr -d 'ms' |
+       e && /CP_MethodHandle:/ {print "cp_mh", $(NF-3)}' "${f}.link" | sed 's/ms$//' |
     while read -r what ms; do record "cold_${what}_ms" "${impl}" "${rep}" "${ms}"; done
 }
 # The launchers with and without the build's cache: the echo demo (examples/bin/echo, one process,
