@@ -26,6 +26,7 @@
 #      the cold group (issue 21 part 3: a fresh process's first connection, C against rdmacm4j
 #      without and with the build's AOT cache, benchmarks/aot-cache.sh, and the JVM's start-to-first-
 #      connection split), BENCH_COLD_AOT ("off on": which rdmacm4j variants it runs),
+#      BENCH_COLD_ECHO (0; 1 adds the echo demo through examples/bin/echo with RDMACM4J_AOT=off/build),
 #      BENCH_ONLY (default "all": every group but latency, which the warm group supersedes): only
 #      these figure groups, space-separated, of cmtime latency warm cold storm pingpong rping
 #      ucmatose writebw memory, for a short run, e.g.
@@ -68,7 +69,7 @@ fi
 status=0
 (cd "${repo}" && RDMACM4J_GUEST_MEM="${RDMACM4J_GUEST_MEM:-6144}" flock /tmp/rdmacm4j-guest.lock \
     it/rig/guest.sh --timeout "${BENCH_TIMEOUT:-3600}" --out "${out}" -- \
-    env OUT="${out}" BENCH_JAR="${out}/benchmarks.jar" BENCH_AOT_CACHE="${aot_cache}" BENCH_COLD_AOT="${BENCH_COLD_AOT:-off on}" EXAMPLES_MODULE_PATH="${BENCH_MODULE_PATH}" CM_LOOP="${out}/cm_event_loop" MSG_PINGPONG="${out}/msg_pingpong" BENCH_REPS="${BENCH_REPS:-3}" BENCH_NS="${BENCH_NS:-100 500}" \
+    env OUT="${out}" BENCH_JAR="${out}/benchmarks.jar" BENCH_AOT_CACHE="${aot_cache}" BENCH_COLD_AOT="${BENCH_COLD_AOT:-off on}" BENCH_COLD_ECHO="${BENCH_COLD_ECHO:-0}" EXAMPLES_MODULE_PATH="${BENCH_MODULE_PATH}" CM_LOOP="${out}/cm_event_loop" MSG_PINGPONG="${out}/msg_pingpong" BENCH_REPS="${BENCH_REPS:-3}" BENCH_NS="${BENCH_NS:-100 500}" \
     BENCH_LOCKSTEP="${lockstep}" BENCH_MEMORY="${BENCH_MEMORY:-1000,10000}" \
     BENCH_MEMORY_SECONDS="${BENCH_MEMORY_SECONDS:-150}" BENCH_LATENCY_K="${BENCH_LATENCY_K:-100}" \
     BENCH_STORM_N="${BENCH_STORM_N:-200}" BENCH_RPING_COUNT="${BENCH_RPING_COUNT:-2000}" \
