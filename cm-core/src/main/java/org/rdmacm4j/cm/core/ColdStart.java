@@ -186,9 +186,9 @@ public final class ColdStart {
         try (RdmaCm cm = RdmaCm.builder().port(port).closeTimeout(WAIT).build()) {
             // Every third request is accepted with private data, every 50th rejected: the paths
             // applications take, not only the benchmarks' raw one.
-            int[] requests = {0};
+            java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
             RdmaListener listener = cm.listen(at, ListenOptions.defaults(), r -> {
-                int i = requests[0]++;
+                int i = requests.getAndIncrement();
                 if (i % 50 == 49) {
                     r.reject(new byte[] {1});
                 } else {

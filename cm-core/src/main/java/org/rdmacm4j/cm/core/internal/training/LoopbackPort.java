@@ -49,7 +49,7 @@ public final class LoopbackPort implements NativePort {
     private final Map<InetSocketAddress, LoopId> listeners = new HashMap<>();   // dispatcher thread
     private EventSink sink;                                            // set by drainEvents, dispatcher thread
     private int nextPort = FIRST_EPHEMERAL;                            // dispatcher thread
-    private int ids;                                                   // dispatcher thread: live ids
+    private volatile int ids;                                          // written by the dispatcher thread only: live ids
     private volatile boolean closed;
 
     /** Ids created and not yet destroyed: 0 after a clean close (the training checks it). */
