@@ -12,7 +12,7 @@
 # --lockstep), BENCH_MEMORY (connection counts for the memory figure), BENCH_MEMORY_SECONDS,
 # BENCH_PINGPONG_WARMUP / BENCH_PINGPONG_COUNT (untimed and timed round trips), BENCH_ONLY (the
 # figure groups to run, space-separated, of: cmtime latency warm storm pingpong rping ucmatose writebw
-# memory; default all), and for the warm group (issue 21: warm and cold apart) BENCH_WARM_K (lone
+# memory; default all), BENCH_COLD_AOT (the cold group's AOT variants, "off on"; see cold_run), and for the warm group (issue 21: warm and cold apart) BENCH_WARM_K (lone
 # connections per process, 2000), BENCH_WARM_FROM (the first connection of the warm window, 1001),
 # BENCH_WARM_STORM_N (500), BENCH_JDK_REPS (how many repetitions run the JIT settings other than
 # c1, 1), BENCH_JITS (the JIT settings the rdmacm4j rows run under, "c1 jdk":
@@ -23,7 +23,7 @@ repo=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 : "${OUT:?}" "${CM_LOOP:?}"
 reps=${BENCH_REPS:-3}
 only=${BENCH_ONLY:-all}
-groups="cmtime latency warm storm pingpong rping ucmatose writebw memory"
+groups="cmtime latency warm cold storm pingpong rping ucmatose writebw memory"
 for g in ${only}; do
   [[ ${g} == all || " ${groups} " == *" ${g} "* ]] || { echo "bench: BENCH_ONLY: unknown group ${g} (known: ${groups})" >&2; exit 2; }
 done
@@ -80,8 +80,9 @@ port=20000
   echo "jit_jdk -XX:+UseSerialGC (the JDK's default tiered compilation, C1 then C2)"
   echo "warm K=${BENCH_WARM_K:-2000} FROM=${BENCH_WARM_FROM:-1001} STORM_N=${BENCH_WARM_STORM_N:-500}"
   echo "perf $(perf --version 2>/dev/null || echo none)"
-  # twin() and java_cmd run java directly, not through examples/launch.sh: no AOT cache, every run cold
-  echo "aot none (the twins and CmBench run java directly, not through the launchers' AOT cache: every run starts cold)"
+  # twin() and java_cmd run java directly, not through examples/launch.sh: no AOT cache, every run
+  # cold; only the cold group's rdmacm4j-aot rows map the build's cache (benchmarks/aot-cache.sh)
+  echo "aot none, but the cold group's rdmacm4j-aot rows (the twins and CmBench run java directly, not through the launchers' AOT cache: every run starts cold; the cold group also runs CmBench with the build's AOT cache, ${BENCH_AOT_CACHE:-missing})"
   echo "device $(rdma link show rxe0/1 2>/dev/null | head -1)"
   echo "clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null) (the rig boots with clocksource=tsc tsc=reliable unless RDMACM4J_GUEST_CLOCK=kernel: it/rig/rig-lib.sh)"
 } > "${OUT}/meta.txt"
@@ -387,6 +388,87 @@ cold_storm_run() {   # cold_storm_run REP IMPL: a fresh process's storm of N
   done
 }
 
+# The cold group (issue 21 part 3): a fresh process's first connection, C against rdmacm4j
+# without and with the build's AOT cache (BENCH_AOT_CACHE: benchmarks/aot-cache.sh made it at
+# package time from a device-free training run; run-all.sh copies it with the jar), interleaved
+# C, off, on per repetition. C: `cm_event_loop latency ... 3`; rdmacm4j: `CmBench latency ... 3`
+# (connect() called to its future completed for I = 0, as the warm group's cold figure) with
+# -XX:+CITime and -Xlog:perf+class+link (JIT time, class initialisation and call-site linking at
+# exit) and, with the cache, -Xlog:aot to a file (the row counts only if the JVM opened the cache).
+# The split of JVM start to first connection: the launch time (taken here just before the exec)
+# against CmBench's phase lines (main entered, RdmaCm open, listening, first connection).
+# Both rdmacm4j variants run the jar, and the second the cache, from copies in the guest's tmpfs
+# (cp -p: the JVM checks the jar's size and time against the cache): on the 9p results mount every
+# page of the mapped cache and of the jar is a host round trip under TCG, which no user has (the
+# first run of 2026-11-26 did that: 48 s to main with the cache against 21 s without). The JDK
+# stays on the host root over 9p for both.
+cold_copy() {
+  [[ -d /tmp/cold ]] && return 0
+  mkdir -p /tmp/cold && cp -p "${jar}" /tmp/cold/benchmarks.jar
+  if [[ -n ${BENCH_AOT_CACHE:-} && -f ${BENCH_AOT_CACHE} ]]; then cp -p "${BENCH_AOT_CACHE}" /tmp/cold/benchmarks.aot; fi
+}
+cold_run() {   # cold_run REP IMPL (C | rdmacm4j | rdmacm4j-aot)
+  local rep=$1 impl=$2 f="${OUT}/raw/cold-$2-r$1.txt" cmd t0 aot=()
+  port=$((port + 1))
+  if [[ ${impl} == C ]]; then
+    cmd=("${CM_LOOP}")
+  else
+    cold_copy
+    if [[ ${impl} == rdmacm4j-aot ]]; then
+      [[ -f /tmp/cold/benchmarks.aot ]] || { note "cold: no AOT cache for ${jar}: the rdmacm4j-aot rows are missing"; return 1; }
+      aot=(-XX:AOTCache=/tmp/cold/benchmarks.aot -Xlog:aot=info:file="${f}.aot")
+    fi
+    cmd=(java "${c1[@]}" "${aot[@]}" -XX:+CITime -Xlog:perf+class+link=info:file="${f}.link"
+         --enable-native-access=ALL-UNNAMED -cp /tmp/cold/benchmarks.jar org.rdmacm4j.benchmarks.CmBench)
+  fi
+  command_once "cold/${impl}" "${cmd[*]/#*\/cm_event_loop/cm_event_loop} latency ${server} ${client} PORT 3"
+  t0=$(date +%s%N)
+  single_process "${f}" 300 "${cmd[@]}" latency "${server}" "${client}" "${port}" 3 || return
+  local t1; t1=$(date +%s%N)
+  echo "launched_epoch_us $((t0 / 1000)) exited_epoch_us $((t1 / 1000))" >> "${f}"
+  if [[ -n ${aot[*]} ]] && ! grep -q 'Opened AOT cache' "${f}.aot"; then
+    note "cold: the JVM did not open ${BENCH_AOT_CACHE} (see ${f}.aot): row not recorded"; return 1
+  fi
+  record "cold_first_us" "${impl}" "${rep}" "$(awk '/^latency_us 0 / {print $3}' "${f}")"
+  record "cold_process_ms" "${impl}" "${rep}" "$(( (t1 - t0) / 1000000 ))"
+  [[ ${impl} == C ]] && return 0
+  # phases, ms from the launch: main entered, RdmaCm open, listening, first connection
+  awk -v t0="$((t0 / 1000))" '/^phase / {printf "%s %.1f\n", $2, ($3 - t0) / 1000}' "${f}" |
+    while read -r ph ms; do record "cold_phase_ms/${ph}" "${impl}" "${rep}" "${ms}"; done
+  awk '/Total compilation time/ {print $5 * 1000}' "${f}" | while read -r ms; do record "cold_jit_ms" "${impl}" "${rep}" "${ms}"; done
+  awk '/At VM exit/ {e = 1} e && /clinit:/ {print "clinit", $(NF-3)} e && /invokedynamic:/ {print "indy", $(NF-3)}
+       e && /CP_MethodHandle:/ {print "cp_mh", $(NF-3)}' "${f}.link" | sed 's/ms$//' |
+    while read -r what ms; do record "cold_${what}_ms" "${impl}" "${rep}" "${ms}"; done
+}
+# The launchers with and without the build's cache (BENCH_COLD_ECHO=1; 76-92 s a run in the loaded
+# guest of 2026-11-26, so not by default): the echo demo (examples/bin/echo, one process,
+# messaging connection) through examples/launch.sh of the checkout (REPO: its target/aot), its
+# "echo: connected ... in X ms" (a fresh JVM's first connect) and the process wall time.
+cold_echo() {   # cold_echo REP MODE (off | build)
+  local rep=$1 mode=$2 f="${OUT}/raw/cold-echo-$2-r$1.txt" t0 t1
+  port=$((port + 1))
+  command_once "cold/echo-${mode}" "RDMACM4J_AOT=${mode} examples/bin/echo -a ${server} -b ${client} -p PORT -n 20 -S 64 -t 60"
+  t0=$(date +%s%N)
+  single_process "${f}" 300 env RDMACM4J_AOT="${mode}" RDMACM4J_AOT_DIR="${OUT}/aot-echo" \
+    "${repo}/examples/bin/echo" -a "${server}" -b "${client}" -p "${port}" -n 20 -S 64 -t 60 || return
+  t1=$(date +%s%N)
+  if [[ ${mode} == build ]] && ! grep -qs 'Opened AOT cache' "${OUT}"/aot-echo/examples-*.aot.log; then
+    note "cold: the echo demo did not open the build's cache (${OUT}/aot-echo): row not recorded"; return 1
+  fi
+  record "cold_echo_connect_ms" "echo-${mode}" "${rep}" "$(sed -n 's/^echo: connected .* in \([0-9.]*\) ms.*/\1/p' "${f}")"
+  record "cold_echo_process_ms" "echo-${mode}" "${rep}" "$(( (t1 - t0) / 1000000 ))"
+}
+cold_group() {
+  local rep=$1 v
+  cold_run "${rep}" C
+  for v in ${BENCH_COLD_AOT:-off on}; do
+    case "${v}" in
+      off) cold_run "${rep}" rdmacm4j; if [[ ${BENCH_COLD_ECHO:-0} == 1 ]]; then cold_echo "${rep}" off; fi ;;
+      on) cold_run "${rep}" rdmacm4j-aot; if [[ ${BENCH_COLD_ECHO:-0} == 1 ]]; then cold_echo "${rep}" build; fi ;;
+    esac
+  done
+}
+
 # warm_impls REP: C first (it takes seconds), then rdmacm4j under each of BENCH_JITS, the JIT
 # settings other than the launchers' (c1) only in the first BENCH_JDK_REPS repetitions (default 1:
 # under TCG the JDK's default JIT takes ~8 min for one K = 2,000 process, twice C1's time).
@@ -430,6 +512,7 @@ for rep in $(seq 1 "${reps}"); do
   if wanted cmtime; then timed cmtime cmtime_group "${rep}"; fi
   if wanted latency; then timed latency latency_pair "${rep}" rdmacm4j; timed latency latency_pair "${rep}" C; fi
   if wanted warm; then timed warm warm_group "${rep}"; fi
+  if wanted cold; then timed cold cold_group "${rep}"; fi
   if wanted storm; then timed storm storm_pair "${rep}" rdmacm4j; timed storm storm_pair "${rep}" C; fi
   if wanted pingpong; then timed pingpong pingpong_group "${rep}"; fi
   if wanted rping; then

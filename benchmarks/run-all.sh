@@ -23,9 +23,13 @@
 #      the warm group (issue 21: cold first connection, lone-connection p50/p99 over connections
 #      FROM..K of one process, a storm of N after them in the same process and one in a fresh
 #      process, CPU time and syscalls per warm connection; rdmacm4j under each JIT setting),
+#      the cold group (issue 21 part 3: a fresh process's first connection, C against rdmacm4j
+#      without and with the build's AOT cache, benchmarks/aot-cache.sh, and the JVM's start-to-first-
+#      connection split), BENCH_COLD_AOT ("off on": which rdmacm4j variants it runs),
+#      BENCH_COLD_ECHO (0; 1 adds the echo demo through examples/bin/echo with RDMACM4J_AOT=off/build),
 #      BENCH_ONLY (default "all": every group but latency, which the warm group supersedes): only
-#      these figure groups, space-separated, of cmtime latency warm storm pingpong rping ucmatose
-#      writebw memory, for a short run, e.g.
+#      these figure groups, space-separated, of cmtime latency warm cold storm pingpong rping
+#      ucmatose writebw memory, for a short run, e.g.
 #        BENCH_REPS=1 BENCH_ONLY=pingpong BENCH_OUT=benchmarks/target/pp benchmarks/run-all.sh
 #      A partial run writes its regenerated benchmarks.md and connect-rate.png to BENCH_OUT/docs, not
 #      over docs/ (the other figures are reported missing there).
@@ -46,6 +50,11 @@ out=$(cd "${out}" && pwd)
 # cannot change what is measured, and the next build need not wait for the run.
 source "${here}/snapshot.sh"
 bench_snapshot "${out}" "${here}/guest-driver.sh"
+# The cold group's rdmacm4j-aot rows: the build's AOT cache for this jar (package time), if any.
+source "${repo}/scripts/aot-lib.sh"
+source "${here}/aot-cache.sh"
+aot_cache=$(bench_aot_cache "${out}/benchmarks.jar" "${out}/aot")
+[[ -n ${aot_cache} ]] || echo "run-all: no build AOT cache for ${out}/benchmarks.jar (./mvnw package makes it): the cold group's rdmacm4j-aot rows will be missing" >&2
 gcc -O2 -Wall -o "${out}/cm_event_loop" "${here}/src/main/c/cm_event_loop.c" -lrdmacm -libverbs
 gcc -O2 -Wall -o "${out}/msg_pingpong" "${here}/src/main/c/msg_pingpong.c" -lrdmacm -libverbs
 
@@ -60,7 +69,7 @@ fi
 status=0
 (cd "${repo}" && RDMACM4J_GUEST_MEM="${RDMACM4J_GUEST_MEM:-6144}" flock /tmp/rdmacm4j-guest.lock \
     it/rig/guest.sh --timeout "${BENCH_TIMEOUT:-3600}" --out "${out}" -- \
-    env OUT="${out}" BENCH_JAR="${out}/benchmarks.jar" EXAMPLES_MODULE_PATH="${BENCH_MODULE_PATH}" CM_LOOP="${out}/cm_event_loop" MSG_PINGPONG="${out}/msg_pingpong" BENCH_REPS="${BENCH_REPS:-3}" BENCH_NS="${BENCH_NS:-100 500}" \
+    env OUT="${out}" BENCH_JAR="${out}/benchmarks.jar" BENCH_AOT_CACHE="${aot_cache}" BENCH_COLD_AOT="${BENCH_COLD_AOT:-off on}" BENCH_COLD_ECHO="${BENCH_COLD_ECHO:-0}" EXAMPLES_MODULE_PATH="${BENCH_MODULE_PATH}" CM_LOOP="${out}/cm_event_loop" MSG_PINGPONG="${out}/msg_pingpong" BENCH_REPS="${BENCH_REPS:-3}" BENCH_NS="${BENCH_NS:-100 500}" \
     BENCH_LOCKSTEP="${lockstep}" BENCH_MEMORY="${BENCH_MEMORY:-1000,10000}" \
     BENCH_MEMORY_SECONDS="${BENCH_MEMORY_SECONDS:-150}" BENCH_LATENCY_K="${BENCH_LATENCY_K:-100}" \
     BENCH_STORM_N="${BENCH_STORM_N:-200}" BENCH_RPING_COUNT="${BENCH_RPING_COUNT:-2000}" \

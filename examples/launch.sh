@@ -6,20 +6,31 @@
 # JDK 25+ like the README commands do. Needs RDMA (run the examples inside the guest:
 # it/rig/guest.sh -- examples/bin/NAME -h).
 #
-# AOT cache (JEP 483/514/515): the first run of each example records one (-XX:AOTMode=record, then
-# -XX:AOTMode=create when the program has exited, which makes that exit a few seconds slower) and
-# later runs start from it (-XX:AOTCache), which cuts the cold first connection (docs/benchmarks.md).
-#   - where: ${RDMACM4J_AOT_DIR:-${XDG_CACHE_HOME:-~/.cache}/rdmacm4j/aot}/NAME-KEY.aot, KEY a hash
-#     of the JDK, the JVM flags and every jar and class file on the module path (sizes and times), so a rebuild
-#     or another JDK picks a new file instead of a stale one;
+# AOT cache (JEP 483/514/515), RDMACM4J_AOT:
+#   on (default): the build's cache when the build made one for this JDK, these JVM flags and this
+#     module path (examples/target/aot/examples-KEY.aot, made at `./mvnw package` by a training
+#     run that needs no RDMA device: cm-core's ColdStart through ColdStartTraining, see
+#     docs/architecture.md), else the example's own recorded cache (record below);
+#   record: only the example's own cache: its first run records one (-XX:AOTMode=record, then
+#     -XX:AOTMode=create when the program has exited, which makes that exit a few seconds slower)
+#     and later runs start from it (-XX:AOTCache). Trained by the real program on RDMA, so it
+#     also covers the real port's paths; the build's cache covers every example from the first run;
+#   build: only the build's cache (none if the build made none: says so on stderr);
+#   off: no cache;
+#   train: what the build runs (examples/pom.xml, package phase): makes the build's cache.
+# The key (scripts/aot-lib.sh): the JDK, the JVM flags and every jar and class file on the module
+# path (base names, sizes and times), so a rebuild or another JDK picks a new file, never a stale one.
+# The example's own cache:
+#   - where: ${RDMACM4J_AOT_DIR:-${XDG_CACHE_HOME:-~/.cache}/rdmacm4j/aot}/NAME-KEY.aot;
 #   - the JVM's own validation: every run that uses a cache logs -Xlog:aot to NAME-KEY.aot.log; a
 #     log that says the cache was rejected (an [error] line, or no "Opened AOT cache") makes the
 #     next run delete it and record a new one, so a bad cache costs one slow run, never a failure;
 #   - concurrent first runs (a server and a client started at once) each record to their own
 #     temporary name and rename it into place (atomic on one file system): the last one wins whole;
 #   - only a run that exits 0 installs its cache, and -h/--help runs record none (too little to train);
-#   - RDMACM4J_AOT=off runs without any cache; a cache directory that cannot be written runs
-#     without one and says so on stderr.
+#   - a cache directory that cannot be written runs without one and says so on stderr.
+# A run with the build's cache logs -Xlog:aot to the same directory (examples-KEY.aot.log) when it
+# can be written, else nowhere.
 set -euo pipefail
 name=$1 main=$2; shift 2
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -39,26 +50,40 @@ modules=(--module-path "${module_path}" --enable-native-access=org.rdmacm4j.verb
   -m "org.rdmacm4j.examples/org.rdmacm4j.examples.Launch" "${name}" "${main}")
 app=("${modules[@]}" "$@")
 
-case "${RDMACM4J_AOT:-on}" in
+mode=${RDMACM4J_AOT:-on}
+case "${mode}" in
   off) exec "${java_cmd[@]}" "${app[@]}" ;;
-  on) ;;
-  *) echo "${name}: RDMACM4J_AOT must be on or off, was '${RDMACM4J_AOT}'" >&2; exit 2 ;;
+  on|record|build|train) ;;
+  *) echo "${name}: RDMACM4J_AOT must be on, record, build or off, was '${mode}'" >&2; exit 2 ;;
 esac
+source "${here}/../scripts/aot-lib.sh"
+key=$(rdmacm4j_aot_key "${jvm_flags[*]}" "${module_path}")
+build_cache="${here}/target/aot/examples-${key}.aot"
+if [[ ${mode} == train ]]; then
+  rm -f "${here}"/target/aot/examples-*.aot "${here}"/target/aot/examples-*.aot.build.log
+  if rdmacm4j_aot_build "${build_cache}" -- "${java_cmd[@]}" -- "${app[@]}"; then
+    echo "${name}: AOT cache ${build_cache} ($(stat -c %s "${build_cache}") bytes); $(grep -m1 '^cold-start training' "${build_cache}.build.log")"
+    exit 0
+  fi
+  echo "${name}: no AOT cache made: see ${build_cache}.build.log" >&2; exit 1
+fi
 
 aot_dir=${RDMACM4J_AOT_DIR:-${XDG_CACHE_HOME:-${HOME}/.cache}/rdmacm4j/aot}
+if [[ ${mode} != record && -f ${build_cache} ]]; then
+  aot_log=(-Xlog:aot=off)
+  if mkdir -p "${aot_dir}" 2>/dev/null && [[ -w ${aot_dir} ]]; then
+    aot_log+=(-Xlog:aot=info:file="${aot_dir}/examples-${key}.aot.log")
+  fi
+  exec "${java_cmd[@]}" -XX:AOTCache="${build_cache}" "${aot_log[@]}" "${app[@]}"
+fi
+if [[ ${mode} == build ]]; then
+  echo "${name}: RDMACM4J_AOT=build but the build made no AOT cache for this JDK, these flags and module path (${build_cache}): running without one" >&2
+  exec "${java_cmd[@]}" "${app[@]}"
+fi
 if ! mkdir -p "${aot_dir}" 2>/dev/null || [[ ! -w "${aot_dir}" ]]; then
   echo "${name}: AOT cache directory ${aot_dir} is not writable: running without a cache (RDMACM4J_AOT_DIR)" >&2
   exec "${java_cmd[@]}" "${app[@]}"
 fi
-# The key: what the cache depends on. Class files and jars by size and modification time; the
-# JDK by its path and its modules image.
-key=$( {
-  echo "${JAVA_HOME}"; stat -L -c '%s %Y' "${JAVA_HOME}/lib/modules"; echo "${jvm_flags[*]}"
-  IFS=: read -r -a entries <<< "${module_path}"
-  for e in "${entries[@]}"; do
-    if [[ -d ${e} ]]; then (cd "${e}" && find . -type f -printf '%P %s %T@\n' | LC_ALL=C sort); else stat -L -c '%n %s %Y' "${e}"; fi
-  done
-} | sha256sum | cut -c1-16)
 cache="${aot_dir}/${name}-${key}.aot"
 log="${cache}.log"
 

@@ -70,8 +70,13 @@ public final class CmBench {
     private CmBench() { }
 
     public static void main(String[] args) throws Exception {
+        phase("main");
         if (args.length > 0 && args[0].equals("pingpong")) {   // two processes, its own arguments
             PingPong.main(args);
+            System.exit(0);
+        }
+        if (args.length > 0 && args[0].equals("train")) {   // the build's AOT cache (aot-cache.sh): no device
+            System.out.println(org.rdmacm4j.cm.core.ColdStart.train(args.length > 1 ? positive(args[1]) : 200));
             System.exit(0);
         }
         if (args.length < 5) {
@@ -112,8 +117,18 @@ public final class CmBench {
     private static void usage() {
         System.err.println("usage: CmBench storm|latency SERVER CLIENT PORT N | warm SERVER CLIENT PORT K FROM N | writebw SERVER CLIENT PORT SIZE COUNT WINDOW"
                 + " | memory SERVER CLIENT PORT N1,N2,... SECONDS"
-                + " | pingpong server BIND PORT SIZE | pingpong client SERVER BIND PORT SIZE WARMUP COUNT");
+                + " | pingpong server BIND PORT SIZE | pingpong client SERVER BIND PORT SIZE WARMUP COUNT | train [CONNECTIONS]");
         System.exit(2);
+    }
+
+    /**
+     * {@code phase NAME EPOCH_US}: the wall clock at a point of a cold run (main entered, RdmaCm
+     * open, listening, first connection), for the start-to-first-connection split that
+     * guest-driver.sh's cold group takes against the time it launched the JVM.
+     */
+    private static void phase(String name) {
+        java.time.Instant now = java.time.Instant.now();
+        System.out.printf("phase %s %d%n", name, now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000);
     }
 
     private static int positive(String s) {
@@ -250,13 +265,18 @@ public final class CmBench {
     private static void latency(InetSocketAddress at, InetSocketAddress from, int k) throws Exception {
         var accepted = new ConcurrentLinkedQueue<RdmaConnection>();
         try (RdmaCm cm = RdmaCm.open()) {
+            phase("opened");
             RdmaListener l = acceptAll(cm, at, 1, accepted);
+            phase("listening");
             ConnectOptions options = raw(from);
             for (int i = 0; i < k; i++) {
                 long t0 = System.nanoTime();
                 RdmaConnection c = await(cm.connect(at, options, ConnectionHandler.none()));
                 long t1 = System.nanoTime();
                 System.out.printf("latency_us %d %.1f%n", i, (t1 - t0) / 1e3);
+                if (i == 0) {
+                    phase("connected");
+                }
                 await(c.close());
                 if (i == k - 1) {   // where the last (warmest) connection spent its time, step by step
                     c.history().forEach(e -> System.out.println("history client " + e));

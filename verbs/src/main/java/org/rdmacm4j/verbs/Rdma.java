@@ -87,6 +87,29 @@ public final class Rdma {
     }
 
     /**
+     * Links every librdmacm, libibverbs and libc downcall handle of the bindings now, without calling
+     * any, and returns how many exported functions are linked. Needs native access and the two
+     * libraries, not an RDMA device: it is what an AOT-cache training run on a build machine uses to
+     * do the linking that a fresh JVM's first connection would otherwise pay for
+     * ({@code org.rdmacm4j.cm.core.ColdStart}). Idempotent, any thread.
+     *
+     * @throws IllegalStateException if native access is not enabled, a library is missing, or a
+     *     function the bindings use is not in the installed library (naming each)
+     */
+    public static int linkAll() {
+        if (!Libraries.nativeAccessEnabled()) {
+            throw new IllegalStateException("native access is not enabled for " + describeModule()
+                    + ": start the JVM with " + Libraries.nativeAccessFlag());
+        }
+        requireLibraries();
+        org.rdmacm4j.verbs.internal.Linking.Result r = org.rdmacm4j.verbs.internal.Linking.linkAll();
+        if (!r.failures().isEmpty()) {
+            throw new IllegalStateException("could not link: " + String.join("; ", r.failures()));
+        }
+        return r.linked();
+    }
+
+    /**
      * Throws IllegalStateException naming the library and package if either library is missing.
      * Called before the first binding of a class is touched, so that a missing library is a
      * clear error and not an ExceptionInInitializerError.

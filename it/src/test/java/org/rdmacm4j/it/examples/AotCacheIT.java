@@ -16,7 +16,8 @@ import org.rdmacm4j.it.support.SoftRoce;
 import org.rdmacm4j.it.support.SoftRoceTest;
 
 /**
- * The launchers' AOT cache (examples/launch.sh) with a real program (the echo demo, one process,
+ * The launchers' own recorded AOT cache (examples/launch.sh, RDMACM4J_AOT=record: not the build's
+ * cache, which the default mode would map instead) with a real program (the echo demo, one process,
  * over rxe): two first runs at once record one whole cache between them; the next run maps it (the
  * JVM's own log says so); a corrupted cache is survived (the run still succeeds) and replaced by
  * the run after it.
@@ -77,7 +78,7 @@ class AotCacheIT {
     }
 
     private static String[] command(Path dir, int port) {
-        return new String[] {"env", "RDMACM4J_AOT=on", "RDMACM4J_AOT_DIR=" + dir, bin("echo"), "-a", SoftRoce.SERVER_ADDR,
+        return new String[] {"env", "RDMACM4J_AOT=record", "RDMACM4J_AOT_DIR=" + dir, bin("echo"), "-a", SoftRoce.SERVER_ADDR,
                 "-b", SoftRoce.CLIENT_ADDR, "-p", String.valueOf(port), "-n", "20", "-S", "64", "-t", "60"};
     }
 

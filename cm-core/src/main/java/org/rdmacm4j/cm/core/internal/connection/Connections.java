@@ -96,7 +96,9 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
                 RdmaCmException failure = e.noDevice()
                         ? new DeviceRemovedException("connect to " + destination + ": " + e.getMessage(), List.of(), e)
                         : new ConnectionFailedException("connect to " + destination + ": " + e.getMessage(), List.of(), e);
-                stats.connectFailed(failure.getClass().getSimpleName());   // counted before anyone sees the failure
+                // counted before the future completes: a caller that reads statistics() after
+                // get() must see this failure (NoDeviceTest raced here under load)
+                stats.connectFailed(failure.getClass().getSimpleName());
                 f.completeExceptionally(failure);
                 return;
             }
