@@ -18,13 +18,30 @@ import javax.xml.parsers.DocumentBuilderFactory;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
 
+// The failed test cases of the run, "source: class.method: first line of the message", printed
+// just above the closing line: CI keeps only the tail of the output, and a failure must name itself there.
+final List<String> failedCases = new ArrayList<>();
+
 record Counts(long tests, long failed, long skipped) {
     Counts plus(Counts o) { return new Counts(tests + o.tests, failed + o.failed, skipped + o.skipped); }
     long passed() { return tests - failed - skipped; }
 }
 
-Counts read(Path xml) throws Exception {
+Counts read(String source, Path xml) throws Exception {
     var doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(xml.toFile());
+    NodeList cases = doc.getElementsByTagName("testcase");
+    for (int i = 0; i < cases.getLength(); i++) {
+        Element c = (Element) cases.item(i);
+        for (String kind : List.of("failure", "error")) {
+            NodeList found = c.getElementsByTagName(kind);
+            if (found.getLength() == 0) continue;
+            Element f = (Element) found.item(0);
+            String message = f.getAttribute("message").isEmpty() ? f.getTextContent() : f.getAttribute("message");
+            String firstLine = message.strip().lines().findFirst().orElse("(no message)");
+            if (firstLine.length() > 300) firstLine = firstLine.substring(0, 300) + "...";
+            failedCases.add(source + ": " + c.getAttribute("classname") + "." + c.getAttribute("name") + ": " + firstLine);
+        }
+    }
     NodeList suites = doc.getElementsByTagName("testsuite");
     Counts sum = new Counts(0, 0, 0);
     for (int i = 0; i < suites.getLength(); i++) {
@@ -69,13 +86,14 @@ void main(String[] args) throws Exception {
     List<String> problems = new ArrayList<>();
     for (var source : sources.entrySet()) {
         Counts c = new Counts(0, 0, 0);
-        for (Path xml : reports(source.getValue())) c = c.plus(read(xml));
+        for (Path xml : reports(source.getValue())) c = c.plus(read(source.getKey(), xml));
         System.out.printf("  %-28s %4d run, %3d failed, %3d skipped%n", source.getKey(), c.tests(), c.failed(), c.skipped());
         if (c.tests() == 0 && !source.getKey().startsWith("host ")) problems.add(source.getKey() + " ran no test");
         if (c.skipped() > 0) problems.add(source.getKey() + " skipped " + c.skipped() + " test(s)");
         total = total.plus(c);
     }
     if (total.failed() > 0) problems.add(total.failed() + " test(s) failed");
+    failedCases.forEach(f -> System.out.println("  failed test " + f));
     problems.forEach(p -> System.out.println("  FAILED: " + p));
     System.out.printf("rdmacm4j: %d passed, %d failed, %d skipped%n", total.passed(), total.failed(), total.skipped());
     if (!problems.isEmpty()) System.exit(1);
