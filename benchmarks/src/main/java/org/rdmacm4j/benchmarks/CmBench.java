@@ -141,11 +141,28 @@ public final class CmBench {
         return ConnectOptions.builder().raw().qp(CMTIME_QP).source(from).build();
     }
 
+    /**
+     * Whether the benchmark listeners decide on the dispatcher ({@link ListenOptions#withDecisionOnDispatcher}),
+     * as the C programs accept inside their event loop: {@code -Drdmacm4j.bench.decision=dispatcher}
+     * (the default) or {@code executor} (the callback executor, the library's default) for an A/B.
+     */
+    static final boolean DECIDE_ON_DISPATCHER = decisionOnDispatcher();
+
+    static boolean decisionOnDispatcher() {
+        String d = System.getProperty("rdmacm4j.bench.decision", "dispatcher");
+        return switch (d) {
+            case "dispatcher" -> true;
+            case "executor" -> false;
+            default -> throw new IllegalArgumentException("rdmacm4j.bench.decision must be dispatcher or executor, not " + d);
+        };
+    }
+
     /** A listener that accepts every request raw with cmtime's QP and collects the accepted ends. */
     private static RdmaListener acceptAll(RdmaCm cm, InetSocketAddress at, int pending,
                                           java.util.Queue<RdmaConnection> accepted) {
         return cm.listen(at, ListenOptions.defaults().withBacklog(Math.max(128, pending))
-                .withMaxPendingRequests(Math.max(128, pending)), r -> r.accept(ConnectionHandler.none(),
+                .withMaxPendingRequests(Math.max(128, pending)).withDecisionOnDispatcher(DECIDE_ON_DISPATCHER),
+                r -> r.accept(ConnectionHandler.none(),
                 AcceptOptions.defaults().raw().qp(CMTIME_QP)).thenAccept(accepted::add));
     }
 

@@ -63,7 +63,8 @@ public final class ConnectCost {
         long t0 = System.nanoTime();
         try (RdmaCm cm = RdmaCm.open()) {
             var acceptFailures = new java.util.concurrent.atomic.AtomicInteger();
-            RdmaListener l = cm.listen(at, ListenOptions.defaults(), r -> r.accept(ConnectionHandler.none(),
+            RdmaListener l = cm.listen(at, ListenOptions.defaults().withDecisionOnDispatcher(CmBench.DECIDE_ON_DISPATCHER),
+                    r -> r.accept(ConnectionHandler.none(),
                     AcceptOptions.defaults().raw().qp(CMTIME_QP)).whenComplete((c, e) -> {
                         if (c != null) {
                             accepted.add(c);
@@ -73,6 +74,7 @@ public final class ConnectCost {
                     }));
             long t1 = System.nanoTime();
             System.out.printf("open_ms %.1f%n", (t1 - t0) / 1e6);
+            System.out.printf("decision %s%n", CmBench.DECIDE_ON_DISPATCHER ? "dispatcher" : "executor");
             ConnectOptions options = ConnectOptions.builder().raw().qp(CMTIME_QP).source(from).build();
             long[] lat = new long[k];
             Map<String, long[]> before = null;

@@ -26,10 +26,24 @@ import org.rdmacm4j.cm.statemachine.RetryPolicy;
  * @param keepalive          dead-peer detection for every connection accepted here, or null (off).
  *                           A listener option rather than an accept option: it is the service's
  *                           policy towards its clients, set once, not per request
+ * @param decideOnDispatcher run the {@link RequestHandler}'s {@code onRequest} on the dispatcher
+ *                           thread, inline with the CONNECT_REQUEST event, instead of on the callback
+ *                           executor (off by default). For a handler that answers from what the
+ *                           request carries (its private data, its addresses) and returns at once:
+ *                           the decision then costs no hand-off to the callback executor and back,
+ *                           which is about a third of a warm connection's setup on a busy host
+ *                           (docs/benchmarks.md). The handler must not block: a blocking rdmacm4j
+ *                           call ({@code listen}, {@code close}, {@code get}/{@code join} on an
+ *                           rdmacm4j future) throws IllegalStateException there, and anything
+ *                           slow delays every other id's events. A throwing handler still rejects
+ *                           its request. The listener's other callbacks ({@code onAddressChanged},
+ *                           {@code onDeviceRemoved}) stay on the callback executor. Needs a handler:
+ *                           the pull form ({@link RdmaCm#listen(java.net.InetSocketAddress, ListenOptions)})
+ *                           refuses it
  */
 public record ListenOptions(int backlog, int maxPendingRequests, Duration decisionTimeout, Duration acceptTimeout,
                             RetryPolicy relisten, boolean relistenOnAddrChange, boolean relistenOnDeviceRemoval,
-                            CmTuning tuning, KeepaliveOptions keepalive) {
+                            CmTuning tuning, KeepaliveOptions keepalive, boolean decideOnDispatcher) {
     public ListenOptions {
         checkArgument(backlog >= 1, "backlog must be at least 1, was %s", backlog);
         checkArgument(maxPendingRequests >= 0, "maxPendingRequests must be >= 0, was %s", maxPendingRequests);
@@ -44,32 +58,32 @@ public record ListenOptions(int backlog, int maxPendingRequests, Duration decisi
         ListenerPolicy p = ListenerPolicy.defaults();
         Deadlines d = Deadlines.defaults();
         return new ListenOptions(1024, p.maxPendingRequests(), d.decision(), d.accept(), p.relisten(),
-                p.relistenOnAddrChange(), p.relistenOnDeviceRemoval(), CmTuning.defaults(), null);
+                p.relistenOnAddrChange(), p.relistenOnDeviceRemoval(), CmTuning.defaults(), null, false);
     }
 
     public ListenOptions withBacklog(int n) {
         return new ListenOptions(n, maxPendingRequests, decisionTimeout, acceptTimeout, relisten,
-                relistenOnAddrChange, relistenOnDeviceRemoval, tuning, keepalive);
+                relistenOnAddrChange, relistenOnDeviceRemoval, tuning, keepalive, decideOnDispatcher);
     }
 
     public ListenOptions withMaxPendingRequests(int n) {
         return new ListenOptions(backlog, n, decisionTimeout, acceptTimeout, relisten, relistenOnAddrChange,
-                relistenOnDeviceRemoval, tuning, keepalive);
+                relistenOnDeviceRemoval, tuning, keepalive, decideOnDispatcher);
     }
 
     public ListenOptions withDecisionTimeout(Duration t) {
         return new ListenOptions(backlog, maxPendingRequests, t, acceptTimeout, relisten, relistenOnAddrChange,
-                relistenOnDeviceRemoval, tuning, keepalive);
+                relistenOnDeviceRemoval, tuning, keepalive, decideOnDispatcher);
     }
 
     public ListenOptions withAcceptTimeout(Duration t) {
         return new ListenOptions(backlog, maxPendingRequests, decisionTimeout, t, relisten, relistenOnAddrChange,
-                relistenOnDeviceRemoval, tuning, keepalive);
+                relistenOnDeviceRemoval, tuning, keepalive, decideOnDispatcher);
     }
 
     public ListenOptions withTuning(CmTuning t) {
         return new ListenOptions(backlog, maxPendingRequests, decisionTimeout, acceptTimeout, relisten,
-                relistenOnAddrChange, relistenOnDeviceRemoval, t, keepalive);
+                relistenOnAddrChange, relistenOnDeviceRemoval, t, keepalive, decideOnDispatcher);
     }
 
     /** Probe every accepted connection every {@code period}; see {@link KeepaliveOptions}. */
@@ -80,7 +94,13 @@ public record ListenOptions(int backlog, int maxPendingRequests, Duration decisi
     /** As {@link #withKeepalive(Duration, int)}; null turns it off. */
     public ListenOptions withKeepalive(KeepaliveOptions k) {
         return new ListenOptions(backlog, maxPendingRequests, decisionTimeout, acceptTimeout, relisten,
-                relistenOnAddrChange, relistenOnDeviceRemoval, tuning, k);
+                relistenOnAddrChange, relistenOnDeviceRemoval, tuning, k, decideOnDispatcher);
+    }
+
+    /** See {@link #decideOnDispatcher()}: the request handler runs on the dispatcher thread, and must not block. */
+    public ListenOptions withDecisionOnDispatcher(boolean on) {
+        return new ListenOptions(backlog, maxPendingRequests, decisionTimeout, acceptTimeout, relisten,
+                relistenOnAddrChange, relistenOnDeviceRemoval, tuning, keepalive, on);
     }
 
     /** The listener machine's policy. */

@@ -112,8 +112,18 @@ public final class RdmaCm implements AutoCloseable {
         return listenInternal(address, options, handler);
     }
 
-    /** Pull form: requests wait for {@link RdmaListener#next()}. */
+    /**
+     * Pull form: requests wait for {@link RdmaListener#next()}.
+     *
+     * @throws IllegalArgumentException if {@code options} ask for {@link ListenOptions#decideOnDispatcher()},
+     *     which needs a handler to run
+     */
     public RdmaListener listen(InetSocketAddress address, ListenOptions options) {
+        Objects.requireNonNull(options, "options");
+        if (options.decideOnDispatcher()) {
+            throw new IllegalArgumentException("decideOnDispatcher needs a RequestHandler: the pull form"
+                    + " (listen without a handler) has nothing to run on the dispatcher");
+        }
         return listenInternal(address, options, null);
     }
 

@@ -3,7 +3,9 @@ package org.rdmacm4j.cm.core;
 /**
  * Decides connection requests: call {@link ConnectionRequest#accept} or
  * {@link ConnectionRequest#reject} now or later (before the decision timeout). Runs on the
- * callback executor, never on the dispatcher; a throwing handler is logged and the request is
+ * callback executor, never on the dispatcher, unless the listener asked for it with
+ * {@link ListenOptions#withDecisionOnDispatcher}: then {@code onRequest} runs on the dispatcher
+ * thread, must return at once and must not block. A throwing handler is logged and the request is
  * rejected.
  */
 @FunctionalInterface

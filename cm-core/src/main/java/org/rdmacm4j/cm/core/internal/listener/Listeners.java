@@ -186,19 +186,27 @@ public final class Listeners implements IdRole, ListenerImpl.Control, RequestImp
         RequestImpl r = new RequestImpl(this, p, port.peerAddress(nid), port.localAddress(nid),
                 PrivateData.decode(ev.params().privateData()), expired);
         engine.runOpened(p, opened.actions());
-        if (l.handler != null) {
+        if (l.handler != null && l.options.decideOnDispatcher()) {
+            decide(l.handler, r);   // asked for (ListenOptions.decideOnDispatcher): here, no hand-off
+        } else if (l.handler != null) {
             RequestHandler h = l.handler;
-            p.callbacks.execute(() -> {
-                try {
-                    h.onRequest(r);
-                } catch (Throwable t) {
-                    stats.callbackFailures.increment();
-                    LOG.log(Level.WARNING, "RequestHandler threw for " + r + "; rejecting the request", t);
-                    r.reject();
-                }
-            });
+            p.callbacks.execute(() -> decide(h, r));
         } else {
             l.enqueue(r, p.callbacks);
+        }
+    }
+
+    /**
+     * The application's decision on {@code r}: on the callback executor, or on the dispatcher when the
+     * listener asked for it. Either way a throwing handler rejects the request and cannot reach the loop.
+     */
+    private void decide(RequestHandler h, RequestImpl r) {
+        try {
+            h.onRequest(r);
+        } catch (Throwable t) {
+            stats.callbackFailures.increment();
+            LOG.log(Level.WARNING, "RequestHandler threw for " + r + "; rejecting the request", t);
+            r.reject();
         }
     }
 
