@@ -4,7 +4,7 @@
 # the launchers' JIT flags; then C's cm_event_loop latency CPU per cycle (bash time, K2 - K1);
 # then, once per variant, strace -f over a short run (syscalls inside the measured window, by
 # thread) and a JFR recording (settings=profile).
-#   env OUT JARS="base=/a.jar new=/b.jar" [REPS=3 WARMUP=500 K=1000 CEL=/path/cm_event_loop STRACE=1
+#   env OUT JARS="base=/a.jar new=/b.jar" [FLAGS_base='-Dx=y' (a variant's own JVM flags) REPS=3 WARMUP=500 K=1000 CEL=/path/cm_event_loop STRACE=1
 #       STRACE_W=100 STRACE_K=200 CEL_STRACE=1 JFR=1 TRACE_JARS=(default JARS)]
 set -uo pipefail
 : "${OUT:?}" "${JARS:?}"
@@ -25,7 +25,9 @@ run_cc() {   # run_cc LABEL JAR WARMUP K [java prefix/extra flags...]
   local label=$1 jar=$2 w=$3 n=$4; shift 4
   port=$((port + 1))
   local f="${OUT}/${label}.${port}.txt" t0=${EPOCHREALTIME}
-  timeout -k 5 900 "$@" java "${c1[@]}" ${JAVA_EXTRA:-} -cp "${jar}" org.rdmacm4j.benchmarks.ConnectCost "${server}" "${client}" "${port}" "${w}" "${n}" > "${f}" 2>&1
+  local variant=${label#cold-}; variant=${variant%%-*}
+  local vflags="FLAGS_${variant}"   # per-variant JVM flags: FLAGS_<variant>='-D...' (e.g. an A/B of one jar)
+  timeout -k 5 900 "$@" java "${c1[@]}" ${JAVA_EXTRA:-} ${!vflags:-} -cp "${jar}" org.rdmacm4j.benchmarks.ConnectCost "${server}" "${client}" "${port}" "${w}" "${n}" > "${f}" 2>&1
   local rc=$? t1=${EPOCHREALTIME}
   note "${label} W=${w} K=${n}: exit ${rc}, wall $(echo "${t1} - ${t0}" | bc) s; $(grep -E '^(open_ms|first_ms|connect_us|process)' "${f}" | tr '\n' ';')"
   grep -E '^thread' "${f}" | awk '$4+$6 >= 50' | sed 's/^/    /' | tee -a "${summary}" >&2

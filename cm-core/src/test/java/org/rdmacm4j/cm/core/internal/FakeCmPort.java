@@ -19,6 +19,7 @@ import org.rdmacm4j.cm.core.internal.poll.Keepalive;
 import org.rdmacm4j.cm.core.internal.port.CmPort;
 import org.rdmacm4j.cm.core.internal.port.NativeId;
 import org.rdmacm4j.cm.core.internal.port.PortCallException;
+import org.rdmacm4j.cm.core.internal.training.EventQueue;
 import org.rdmacm4j.cm.statemachine.AsyncEventType;
 import org.rdmacm4j.cm.statemachine.Bytes;
 import org.rdmacm4j.cm.statemachine.CmEventType;
@@ -90,7 +91,7 @@ public final class FakeCmPort implements NativePort {
 
     private final Object lock = new Object();
     private final List<Call> calls = new ArrayList<>();                       // guarded by lock
-    private final ArrayDeque<Event> events = new ArrayDeque<>();              // guarded by lock
+    private final EventQueue<Event> events = new EventQueue<>();              // its own monitor: the loop's wait
     private final Map<String, ArrayDeque<RuntimeException>> failures = new HashMap<>();   // guarded by lock
     private final Map<String, Consumer<FakeId>> hooks = new HashMap<>();      // guarded by lock
     private final List<Runnable> heldDrains = new ArrayList<>();              // guarded by lock
@@ -100,7 +101,6 @@ public final class FakeCmPort implements NativePort {
     private final AtomicInteger numbers = new AtomicInteger();
     /** How many times the dispatcher went idle (entered an await that would block); see awaitIdle. */
     private final java.util.concurrent.atomic.AtomicLong awaits = new java.util.concurrent.atomic.AtomicLong();
-    private boolean woken;                                                    // guarded by lock
 
     public volatile boolean autoResolve = true;
     public volatile boolean autoEstablish = true;
@@ -170,10 +170,7 @@ public final class FakeCmPort implements NativePort {
     }
 
     private void queue(Event e) {
-        synchronized (lock) {
-            events.add(e);
-            lock.notifyAll();
-        }
+        events.add(e);
     }
 
     /** Answers every held drainQp; returns how many. */
@@ -352,29 +349,10 @@ public final class FakeCmPort implements NativePort {
 
     @Override
     public void await(long timeoutNanos) {
-        long wait = Math.min(Math.max(0, timeoutNanos), maxAwaitNanos);
-        long end = System.nanoTime() + wait;
-        synchronized (lock) {
-            // Idle only if it is about to block: not with events or a wake-up pending, nor when the
-            // dispatcher asked for no wait (tasks still queued, a timer due). An await entered
-            // mid-burst must not let awaitIdle return before the events just queued are stepped.
-            if (timeoutNanos > 0 && !woken && events.isEmpty()) {
-                awaits.incrementAndGet();
-            }
-            while (!woken && events.isEmpty()) {
-                long left = end - System.nanoTime();
-                if (left <= 0) {
-                    break;
-                }
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(lock, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-            woken = false;
-        }
+        // Idle only if it is about to block: not with events or a wake-up pending, nor when the
+        // dispatcher asked for no wait (tasks still queued, a timer due). An await entered
+        // mid-burst must not let awaitIdle return before the events just queued are stepped.
+        events.await(Math.min(Math.max(0, timeoutNanos), maxAwaitNanos), awaits::incrementAndGet);
     }
 
     /** Calls of {@link #wakeup} (by the loop and by tests): each is an eventfd write on the real port. */
@@ -383,10 +361,7 @@ public final class FakeCmPort implements NativePort {
     @Override
     public void wakeup() {
         wakeups.incrementAndGet();
-        synchronized (lock) {
-            woken = true;
-            lock.notifyAll();
-        }
+        events.wakeup();
     }
 
     @Override
@@ -396,14 +371,7 @@ public final class FakeCmPort implements NativePort {
             drainFailure = null;
             throw die;
         }
-        while (true) {
-            Event e;
-            synchronized (lock) {
-                e = events.poll();
-            }
-            if (e == null) {
-                return;
-            }
+        for (Event e = events.poll(); e != null; e = events.poll()) {
             e.deliver(sink);
         }
     }

@@ -2,10 +2,8 @@ package org.rdmacm4j.cm.core.internal.training;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.rdmacm4j.cm.core.QpCapabilities;
 import org.rdmacm4j.cm.core.internal.NativePort;
 import org.rdmacm4j.cm.core.internal.port.NativeId;
@@ -26,7 +24,7 @@ import org.rdmacm4j.cm.statemachine.Transport;
  * and quiesces answer at once. Raw and messaging-less connections only: it has no data path.
  *
  * <p>Threads: the dispatcher thread calls everything but {@link #wakeup}, which any thread may; the
- * event queue and the wake-up flag are guarded by {@code lock}, the ids' fields are the
+ * event queue and the wake-up flag are the {@link EventQueue}'s, the ids' fields are the
  * dispatcher's alone.
  */
 public final class LoopbackPort implements NativePort {
@@ -43,9 +41,7 @@ public final class LoopbackPort implements NativePort {
         boolean destroyed;
     }
 
-    private final Object lock = new Object();
-    private final ArrayDeque<Runnable> pending = new ArrayDeque<>();   // guarded by lock; run by drainEvents
-    private boolean woken;                                             // guarded by lock
+    private final EventQueue<Runnable> pending = new EventQueue<>();   // any thread adds; run by drainEvents
     private final Map<InetSocketAddress, LoopId> listeners = new HashMap<>();   // dispatcher thread
     private EventSink sink;                                            // set by drainEvents, dispatcher thread
     private int nextPort = FIRST_EPHEMERAL;                            // dispatcher thread
@@ -62,51 +58,23 @@ public final class LoopbackPort implements NativePort {
     }
 
     private void queue(LoopId id, LoopId listenId, CmEventType type, int status, EventParams params) {
-        synchronized (lock) {
-            pending.add(() -> sink.cmEvent(id, listenId, type, status, params));
-            lock.notifyAll();
-        }
+        pending.add(() -> sink.cmEvent(id, listenId, type, status, params));
     }
 
     @Override
     public void await(long timeoutNanos) {
-        long end = System.nanoTime() + Math.max(0, timeoutNanos);
-        synchronized (lock) {
-            while (!woken && pending.isEmpty()) {
-                long left = end - System.nanoTime();
-                if (left <= 0) {
-                    break;
-                }
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(lock, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-            woken = false;
-        }
+        pending.await(timeoutNanos, () -> { });
     }
 
     @Override
     public void wakeup() {
-        synchronized (lock) {
-            woken = true;
-            lock.notifyAll();
-        }
+        pending.wakeup();
     }
 
     @Override
     public void drainEvents(EventSink eventSink) {
         this.sink = eventSink;
-        while (true) {
-            Runnable next;
-            synchronized (lock) {
-                next = pending.poll();
-            }
-            if (next == null) {
-                return;
-            }
+        for (Runnable next = pending.poll(); next != null; next = pending.poll()) {
             next.run();
         }
     }

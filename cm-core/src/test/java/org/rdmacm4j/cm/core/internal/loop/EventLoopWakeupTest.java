@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.rdmacm4j.cm.core.internal.training.EventQueue;
 
 /**
  * The loop signals its selector only while it waits (EventLoop.sleeping): no wake-up for work the
@@ -20,25 +21,12 @@ class EventLoopWakeupTest {
         final AtomicInteger wakeups = new AtomicInteger();
         final AtomicInteger longWaits = new AtomicInteger();
         final AtomicLong longestWaitNanos = new AtomicLong();
-        private boolean signalled;   // guarded by this
+        private final EventQueue<Void> signal = new EventQueue<>();   // a wake-up stays pending until an await
 
         @Override
-        public synchronized void await(long timeoutNanos) {
+        public void await(long timeoutNanos) {
             long start = System.nanoTime();
-            long end = start + timeoutNanos;
-            while (!signalled) {
-                long left = end - System.nanoTime();
-                if (left <= 0) {
-                    break;
-                }
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(this, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-            signalled = false;
+            signal.await(timeoutNanos, () -> { });
             long waited = System.nanoTime() - start;
             longestWaitNanos.accumulateAndGet(waited, Math::max);
             if (waited >= TimeUnit.MILLISECONDS.toNanos(400)) {
@@ -47,10 +35,9 @@ class EventLoopWakeupTest {
         }
 
         @Override
-        public synchronized void wakeup() {
+        public void wakeup() {
             wakeups.incrementAndGet();
-            signalled = true;
-            notifyAll();
+            signal.wakeup();
         }
     }
 
