@@ -61,6 +61,7 @@ public final class CompletionPoller implements PollerCommands {
     private final KeepaliveSchedule keepalives = new KeepaliveSchedule();
     private final LibraryThread thread;
     private volatile boolean stopping;
+    private boolean wakeClosed;   // guarded by commands: set with the eventfd's close
     private long nextToken = 1;
 
     public CompletionPoller(String name) {
@@ -137,9 +138,20 @@ public final class CompletionPoller implements PollerCommands {
         });
     }
 
+    /**
+     * Queues {@code c} and wakes the poller. Under the monitor {@link #stop} closes the eventfd in,
+     * so a command racing the stop is refused by name rather than failing on a closed descriptor
+     * (the application's first {@code raw()} after its RdmaCm closed, for one).
+     */
     private void command(Runnable c) {
-        commands.add(c);
-        wake.signal();
+        synchronized (commands) {
+            if (wakeClosed) {
+                throw new IllegalStateException(thread.getName() + " has stopped (its RdmaCm is closed):"
+                        + " no completion queue can be registered or drained any more");
+            }
+            commands.add(c);
+            wake.signal();
+        }
     }
 
     /** Stops the thread (bounded) and frees the epoll and eventfd. Dispatcher thread. */
@@ -156,7 +168,10 @@ public final class CompletionPoller implements PollerCommands {
             return;
         }
         epoll.close();
-        wake.close();
+        synchronized (commands) {
+            wakeClosed = true;
+            wake.close();
+        }
         completions.close();
     }
 
