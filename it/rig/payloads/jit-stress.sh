@@ -47,6 +47,12 @@ await_listen() {
 pin=()
 [[ -n "${PIN_CPUS:-}" ]] && pin=(taskset -c "${PIN_CPUS}")
 mp="${repo}/examples/target/classes:$(cat "${repo}/examples/target/classpath.txt" 2>/dev/null)"
+# Both modules require Guava (com.google.common): its jar and the ones it names, from the it module's
+# resolved class path (written by the build), on javac's module path.
+guava_path=$(tr ':' '\n' < "${repo}/it/target/it-classpath.txt" \
+  | grep -E '/(guava|failureaccess|jspecify|error_prone_annotations|j2objc-annotations)-[^/]*\.jar$' | paste -sd: -)
+[[ -n "${guava_path}" ]] || { echo "jit-stress: no Guava jar in it/target/it-classpath.txt (run ./mvnw package first)" >&2; exit 2; }
+
 run_workload() {
 local workload=$1 runs=$2 i
 for i in $(seq 1 "${runs}"); do
@@ -59,6 +65,7 @@ for i in $(seq 1 "${runs}"); do
       jflags=()
       for o in "${jvm_opts[@]}" "-XX:ErrorFile=${err}"; do jflags+=("-J${o}"); done
       timeout -k 5 "${RUN_TIMEOUT:-600}" "${pin[@]}" javac "${jflags[@]}" -d /tmp/jit-stress-classes \
+        --module-path "${guava_path}" \
         --module-source-path "org.rdmacm4j.verbs=${repo}/verbs/src/main/java" \
         --module-source-path "org.rdmacm4j.cm.statemachine=${repo}/cm-statemachine/src/main/java" \
         --module org.rdmacm4j.verbs,org.rdmacm4j.cm.statemachine > "${log}" 2>&1
