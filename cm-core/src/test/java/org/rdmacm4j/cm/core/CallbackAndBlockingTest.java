@@ -95,15 +95,8 @@ class CallbackAndBlockingTest extends OverFakePort {
         List<String> where = new CopyOnWriteArrayList<>();
         port.onCall("resolveAddr", id -> {
             where.add(Thread.currentThread().getName());
-            for (Runnable r : List.<Runnable>of(f1::join, () -> uncheckedGet(f1, false), () -> uncheckedGet(f1, true),
-                    () -> cm.listen(ANY, ListenOptions.defaults(), x -> { }), cm::close)) {
-                try {
-                    r.run();
-                    refused.add(new AssertionError("not refused"));
-                } catch (RuntimeException e) {
-                    refused.add(e);
-                }
-            }
+            recordRefusals(refused, f1::join, () -> uncheckedGet(f1, false), () -> uncheckedGet(f1, true),
+                    () -> cm.listen(ANY, ListenOptions.defaults(), x -> { }), cm::close);
         });
         Recorder h = new Recorder();
         CompletableFuture<RdmaConnection> joinedInCallback = new CompletableFuture<>();

@@ -105,15 +105,8 @@ class DecisionOnDispatcherTest extends OverFakePort {
         RdmaConnection c = connected.get(5, TimeUnit.SECONDS);
         List<Throwable> refused = new CopyOnWriteArrayList<>();
         RdmaListener l = cm.listen(ANY, ListenOptions.defaults().withDecisionOnDispatcher(true), r -> {
-            for (Runnable blocking : List.<Runnable>of(connected::join,
-                    () -> cm.listen(ANY, ListenOptions.defaults(), x -> { }), cm::close)) {
-                try {
-                    blocking.run();
-                    refused.add(new AssertionError("not refused"));
-                } catch (RuntimeException e) {
-                    refused.add(e);
-                }
-            }
+            recordRefusals(refused, connected::join, () -> cm.listen(ANY, ListenOptions.defaults(), x -> { }),
+                    cm::close);
             r.reject();
         });
         FakeId id = port.connectRequest(port.ids().getLast(), REQUEST);

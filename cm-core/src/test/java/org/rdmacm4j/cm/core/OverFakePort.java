@@ -20,6 +20,21 @@ abstract class OverFakePort {
     final FakeCmPort port = new FakeCmPort();
     final RdmaCm cm = RdmaCm.builder().port(port).closeTimeout(Duration.ofSeconds(5)).build();
 
+    /**
+     * Runs each call that should be refused (a blocking call on a library thread) and records what it
+     * threw, or an AssertionError "not refused" if it returned: the caller asserts on {@code into}.
+     */
+    static void recordRefusals(java.util.List<Throwable> into, Runnable... calls) {
+        for (Runnable call : calls) {
+            try {
+                call.run();
+                into.add(new AssertionError("not refused"));
+            } catch (RuntimeException e) {
+                into.add(e);
+            }
+        }
+    }
+
     @AfterEach
     void closeAndCheckThePort() {
         cm.close();
