@@ -638,8 +638,15 @@ public final class FakeCmPort implements NativePort {
         return Transport.ROCE;
     }
 
+    /**
+     * Runs inside every localAddress call (on the dispatcher: the connection's addresses are read in
+     * the step that delivers an established connection, before its future is settled), unrecorded.
+     */
+    public volatile Runnable onLocalAddress = () -> { };
+
     @Override
     public InetSocketAddress localAddress(NativeId id) {
+        onLocalAddress.run();
         return local;
     }
 

@@ -31,7 +31,7 @@ final class ConnectionImpl implements ConnectionEnd {
     private final Control dispatcher;
     final IdDriver driver;
     final ConnectionHandler handler;
-    final CompletableFuture<Void> closed = new CompletableFuture<>();
+    final CmFuture<Void> closed = new CmFuture<>();   // a CmFuture: the dispatcher may post it (Completions)
     volatile InetSocketAddress local;
     volatile InetSocketAddress peer;
     volatile byte[] peerData = new byte[0];

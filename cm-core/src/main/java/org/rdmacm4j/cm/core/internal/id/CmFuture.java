@@ -1,19 +1,85 @@
 package org.rdmacm4j.cm.core.internal.id;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 import org.rdmacm4j.cm.core.internal.loop.LibraryThread;
 
 /**
- * The futures rdmacm4j hands out. Two differences from a plain CompletableFuture: waiting on one
- * from the dispatcher or a poller thread is refused (it would deadlock), and {@link #cancel}
- * also tells the dispatcher, which aborts the operation and frees what it created. Dependent
- * stages are plain CompletableFutures.
+ * The futures rdmacm4j hands out. Three differences from a plain CompletableFuture: waiting on one
+ * from the dispatcher or a poller thread is refused (it would deadlock); {@link #cancel} also tells
+ * the dispatcher, which aborts the operation and frees what it created; and the dispatcher can
+ * {@linkplain #post post} the outcome to the threads blocked in {@code get}/{@code join} before the
+ * future itself completes. Dependent stages are plain CompletableFutures.
+ *
+ * <h2>Why posting, and why it cannot run application code on the dispatcher</h2>
+ * A future completes on the id's serial executor (docs/api.md: callbacks and completions never run
+ * on the dispatcher), so a thread blocked in {@code get()} used to wake after two hand-offs:
+ * dispatcher to a callback carrier, carrier to the waiter (100-550 µs each in the guest,
+ * docs/benchmarks.md). Completing the CompletableFuture on the dispatcher instead would run its
+ * dependents there, and dependents can be attached without any method this class could override
+ * ({@code CompletableFuture.allOf}, the other side of {@code thenCombine}). So the outcome has a
+ * second home: {@link #post} (dispatcher) claims the future for an outcome and unparks the threads
+ * waiting in this class's own {@code get}/{@code join}; those return the posted outcome at once, and
+ * {@code isDone}/{@code getNow}/{@code resultNow}/{@code state} answer from it. The CompletableFuture
+ * is completed with the same outcome by {@link #settle} on the serial executor, as before, and runs
+ * the dependents there. The dispatcher posts only while the id's serial executor is idle, so a
+ * waiter never sees an outcome before the callbacks that precede it have run (the order contract).
+ *
+ * <h2>Who decides the outcome</h2>
+ * {@code claim} is set once: either to a {@link Posted} outcome (then {@code complete},
+ * {@code completeExceptionally} and {@code cancel} from anyone else return false, as on a completed
+ * future, and only {@link #settle} completes the CompletableFuture, with the posted outcome), or to
+ * {@link #DELEGATED} by any other completion (then everything is the CompletableFuture's as usual).
  */
 public final class CmFuture<T> extends CompletableFuture<T> {
+    /** An outcome the dispatcher posted: a value, or a failure (never a cancellation). */
+    private record Posted(Object value, Throwable failure) { }
+
+    /** The claim of a completion that did not come through {@link #post}: the CompletableFuture decides. */
+    private static final Object DELEGATED = new Object();
+    /** What {@link #awaitClaim} returns when an interruptible wait was interrupted (never a claim). */
+    private static final Object INTERRUPTED = new Object();
+
+    /** A thread blocked in get/join while nothing is claimed; {@code thread} is cleared when it leaves. */
+    private static final class Waiter {
+        volatile Thread thread;
+        final Waiter next;
+
+        Waiter(Thread thread, Waiter next) {
+            this.thread = thread;
+            this.next = next;
+        }
+    }
+
+    private static final VarHandle CLAIM;
+    private static final VarHandle WAITERS;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            CLAIM = l.findVarHandle(CmFuture.class, "claim", Object.class);
+            WAITERS = l.findVarHandle(CmFuture.class, "waiters", Waiter.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private volatile Runnable onCancel;
+    /** null while undecided; a {@link Posted}; or {@link #DELEGATED}. Set once (CAS). */
+    @SuppressWarnings("unused")   // through CLAIM
+    private volatile Object claim;
+    /** Threads parked in {@link #awaitClaim}, newest first (a Treiber stack, nodes never removed). */
+    @SuppressWarnings("unused")   // through WAITERS
+    private volatile Waiter waiters;
 
     public CmFuture() {
     }
@@ -22,8 +88,65 @@ public final class CmFuture<T> extends CompletableFuture<T> {
         this.onCancel = action;
     }
 
+    // ---- the dispatcher's side ----
+
+    /**
+     * Claims this future for {@code value} (or {@code failure} if not null) and wakes the threads
+     * waiting in get/join, which return it at once. Returns false if the future was already decided
+     * (completed, cancelled or posted): then nothing happened. After a true return the caller must
+     * have {@link #settle} run on the id's serial executor. Dispatcher thread, only while that
+     * executor is idle.
+     */
+    public boolean post(Object value, Throwable failure) {
+        if (!CLAIM.compareAndSet(this, null, new Posted(value, failure))) {
+            return false;
+        }
+        wakeWaiters();
+        return true;
+    }
+
+    /**
+     * Completes the CompletableFuture with the outcome {@link #post} claimed, running its dependents
+     * here. The id's serial executor.
+     */
+    @SuppressWarnings("unchecked")
+    public void settle() {
+        if (claim instanceof Posted p) {
+            if (p.failure == null) {
+                super.complete((T) p.value);
+            } else {
+                super.completeExceptionally(p.failure);
+            }
+        }
+    }
+
+    // ---- completions by anyone else: delegated to the CompletableFuture unless posted ----
+
+    /** Claims for the CompletableFuture; false if a posted outcome holds the claim. */
+    private boolean delegate() {
+        Object c = claim;
+        if (c == null && CLAIM.compareAndSet(this, null, DELEGATED)) {
+            wakeWaiters();   // they go on waiting in the CompletableFuture, which completes next
+            return true;
+        }
+        return !(claim instanceof Posted);
+    }
+
+    @Override
+    public boolean complete(T value) {
+        return delegate() && super.complete(value);
+    }
+
+    @Override
+    public boolean completeExceptionally(Throwable ex) {
+        return delegate() && super.completeExceptionally(ex);
+    }
+
     @Override
     public boolean cancel(boolean mayInterruptIfRunning) {
+        if (!delegate()) {
+            return false;
+        }
         boolean cancelled = super.cancel(mayInterruptIfRunning);
         Runnable action = onCancel;
         if (cancelled && action != null) {
@@ -33,20 +156,201 @@ public final class CmFuture<T> extends CompletableFuture<T> {
     }
 
     @Override
+    public CompletableFuture<T> completeAsync(Supplier<? extends T> supplier, Executor executor) {
+        return delegate() ? super.completeAsync(supplier, executor) : this;
+    }
+
+    @Override
+    public CompletableFuture<T> completeAsync(Supplier<? extends T> supplier) {
+        return delegate() ? super.completeAsync(supplier) : this;
+    }
+
+    @Override
+    public void obtrudeValue(T value) {
+        CLAIM.setVolatile(this, DELEGATED);   // forcibly, as obtrude means
+        super.obtrudeValue(value);
+        wakeWaiters();
+    }
+
+    @Override
+    public void obtrudeException(Throwable ex) {
+        CLAIM.setVolatile(this, DELEGATED);
+        super.obtrudeException(ex);
+        wakeWaiters();
+    }
+
+    // ---- reading: a posted outcome counts as done ----
+
+    @Override
+    public boolean isDone() {
+        return claim instanceof Posted || super.isDone();
+    }
+
+    @Override
+    public boolean isCompletedExceptionally() {
+        return claim instanceof Posted p ? p.failure != null : super.isCompletedExceptionally();
+    }
+
+    @Override
+    public State state() {
+        if (claim instanceof Posted p) {
+            return p.failure == null ? State.SUCCESS : State.FAILED;
+        }
+        return super.state();
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public T getNow(T valueIfAbsent) {
+        if (claim instanceof Posted p) {
+            if (p.failure != null) {
+                throw new CompletionException(p.failure);
+            }
+            return (T) p.value;
+        }
+        return super.getNow(valueIfAbsent);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public T resultNow() {
+        if (claim instanceof Posted p) {
+            if (p.failure != null) {
+                throw new IllegalStateException("Task completed with exception");
+            }
+            return (T) p.value;
+        }
+        return super.resultNow();
+    }
+
+    @Override
+    public Throwable exceptionNow() {
+        if (claim instanceof Posted p) {
+            if (p.failure == null) {
+                throw new IllegalStateException("Task completed with a result");
+            }
+            return p.failure;
+        }
+        return super.exceptionNow();
+    }
+
+    // ---- waiting ----
+
+    @Override
+    @SuppressWarnings("unchecked")
     public T join() {
         LibraryThread.refuseBlocking("join()");
+        if (awaitClaim(false, 0L) instanceof Posted p) {
+            if (p.failure != null) {
+                throw new CompletionException(p.failure);
+            }
+            return (T) p.value;
+        }
         return super.join();
     }
 
     @Override
     public T get() throws InterruptedException, ExecutionException {
         LibraryThread.refuseBlocking("get()");
+        Object c = awaitClaim(true, 0L);
+        if (c == INTERRUPTED) {
+            throw new InterruptedException();
+        }
+        if (c instanceof Posted p) {
+            return reportGet(p);
+        }
         return super.get();
     }
 
     @Override
     public T get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
         LibraryThread.refuseBlocking("get(timeout)");
-        return super.get(timeout, unit);
+        long nanos = unit.toNanos(timeout);
+        long deadline = System.nanoTime() + nanos;
+        Object c = awaitClaim(true, nanos <= 0 ? -1L : deadline);
+        if (c == INTERRUPTED) {
+            throw new InterruptedException();
+        }
+        if (c instanceof Posted p) {
+            return reportGet(p);
+        }
+        if (c == null) {
+            throw new TimeoutException();
+        }
+        return super.get(Math.max(0L, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
+    @SuppressWarnings("unchecked")
+    private T reportGet(Posted p) throws ExecutionException {
+        if (p.failure != null) {
+            throw new ExecutionException(p.failure);
+        }
+        return (T) p.value;
+    }
+
+    /**
+     * Parks until the future is claimed (by a post or any other completion) and returns the claim;
+     * null when {@code deadline} passed first ({@code deadline}: 0 = none, -1 = already passed,
+     * else a {@code System.nanoTime()} instant), {@link #INTERRUPTED} when an interruptible wait was
+     * interrupted (the flag cleared, as {@code get} does). A future already completed outside this
+     * class's claim counts as delegated. An uninterruptible wait keeps the interrupt for the caller.
+     */
+    private Object awaitClaim(boolean interruptible, long deadline) {
+        Object c = claim;
+        if (c != null || super.isDone()) {
+            return c != null ? c : DELEGATED;
+        }
+        if (deadline == -1L) {
+            return null;
+        }
+        Thread me = Thread.currentThread();
+        Waiter w;
+        Waiter head;
+        do {
+            head = waiters;
+            w = new Waiter(me, head);
+        } while (!WAITERS.compareAndSet(this, head, w));
+        boolean interrupted = false;
+        boolean claimed = false;
+        try {
+            while ((c = claim) == null && !super.isDone()) {
+                if (deadline == 0L) {
+                    LockSupport.park(this);
+                } else {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0L) {
+                        return null;
+                    }
+                    LockSupport.parkNanos(this, left);
+                }
+                if (Thread.interrupted()) {
+                    if (interruptible) {
+                        return INTERRUPTED;
+                    }
+                    interrupted = true;
+                }
+            }
+            claimed = true;
+            return c != null ? c : DELEGATED;
+        } finally {
+            w.thread = null;
+            if (!claimed) {
+                // Leaving undecided (deadline, interrupt): drop our node if it is still the newest, so
+                // a caller polling with get(timeout) does not grow the stack; others stay, cleared.
+                WAITERS.compareAndSet(this, w, w.next);
+            }
+            if (interrupted) {
+                me.interrupt();
+            }
+        }
+    }
+
+    private void wakeWaiters() {
+        for (Waiter w = waiters; w != null; w = w.next) {
+            Thread t = w.thread;
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
+        }
     }
 }

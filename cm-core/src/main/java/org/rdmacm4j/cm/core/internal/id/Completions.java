@@ -10,7 +10,8 @@ import org.rdmacm4j.cm.statemachine.Outcome;
 /**
  * Settles the futures an id's machine owes: CompleteFuture (the outcome becomes the user's value
  * through the kind's {@link IdRole}), FailFuture (the typed exception, with the id's history), and
- * all at once when the id ends. Always through the id's serial executor, never on the dispatcher.
+ * all at once when the id ends. Always completed through the id's serial executor, never on the
+ * dispatcher; the outcome may be posted to waiting threads first ({@link CmFuture#post}).
  * Dispatcher thread.
  */
 final class Completions {
@@ -40,14 +41,46 @@ final class Completions {
         role.futureSettled(d);
         // A step that ended the id (close, abort): isClosed() is true by the time its future completes.
         CompletableFuture<Void> closedFirst = d.terminal() ? role.closedFuture(d) : null;
+        CmFuture<Object> future = owed.future();
+        if (postEarly(d, closedFirst, future, value, null)) {
+            d.callbacks.execute(() -> {
+                if (closedFirst instanceof CmFuture<Void> c) {
+                    c.settle();
+                }
+                future.settle();
+            });
+            return;
+        }
         d.callbacks.execute(() -> {
+            if (closedFirst instanceof CmFuture<Void> c) {
+                c.settle();   // posted before the future's post failed (a cancel in between): completes it
+            }
             if (closedFirst != null) {
                 closedFirst.complete(null);
             }
-            if (!owed.future().complete(value) && owed.future().isCancelled() && value instanceof RdmaConnection c) {
+            if (!future.complete(value) && future.isCancelled() && value instanceof RdmaConnection c) {
                 c.abort();   // cancelled after it was established but before it was delivered: nobody holds it
             }
         });
+    }
+
+    /**
+     * Posts the outcome to the threads waiting on {@code future} now, from the dispatcher, when that
+     * keeps the order of the id's callbacks: only while its serial executor is idle (everything it
+     * was given has run) and, for a step that ended the id, only if the closed future can be posted
+     * first (so isClosed() is already true for the woken waiter). The CompletableFutures are then
+     * completed by {@link CmFuture#settle} on the executor, as before. False: nothing was posted
+     * (a cancelled future, a busy executor), complete as before. See {@link CmFuture}.
+     */
+    private static boolean postEarly(IdDriver d, CompletableFuture<Void> closedFirst, CmFuture<Object> future,
+                                     Object value, Throwable failure) {
+        if (!d.callbacks.isIdle() || future.isDone()) {
+            return false;
+        }
+        if (closedFirst != null && !(closedFirst instanceof CmFuture<Void> c && (c.isDone() || c.post(null, null)))) {
+            return false;
+        }
+        return future.post(value, failure);
     }
 
     /** FailFuture: the machine's failure as the typed exception, counted if it was the connect's. */
@@ -69,7 +102,12 @@ final class Completions {
                 }
             }
         }
-        d.callbacks.execute(() -> owed.future().completeExceptionally(ex));
+        CmFuture<Object> future = owed.future();
+        if (postEarly(d, null, future, null, ex)) {
+            d.callbacks.execute(future::settle);
+            return;
+        }
+        d.callbacks.execute(() -> future.completeExceptionally(ex));
     }
 
     /** Fails every future {@code d} still owes with {@code ex}. */

@@ -34,7 +34,7 @@ final class ListenerImpl implements RdmaListener {
     final RequestHandler handler;
     final ListenOptions options;
     volatile InetSocketAddress local;
-    final CompletableFuture<Void> closed = new CompletableFuture<>();
+    final CmFuture<Void> closed = new CmFuture<>();   // a CmFuture: the dispatcher may post it (Completions)
     private final ArrayDeque<RequestImpl> ready = new ArrayDeque<>();
     private final ArrayDeque<CmFuture<ConnectionRequest>> waiters = new ArrayDeque<>();
     private boolean closing;

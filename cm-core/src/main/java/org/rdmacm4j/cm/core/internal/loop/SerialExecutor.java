@@ -45,6 +45,18 @@ public final class SerialExecutor implements Executor {
         }
     }
 
+    /**
+     * True if every task given so far has finished running (none queued, none running). Read by the
+     * dispatcher, which submits an id's callbacks and completions, it stays true until a task is
+     * submitted again: what lets the dispatcher post a future's outcome ahead of its completion
+     * without overtaking a callback of the same id (CmFuture). Any thread.
+     */
+    public boolean isIdle() {
+        synchronized (queue) {
+            return !running;
+        }
+    }
+
     private void drain() {
         while (true) {
             Runnable next;

@@ -1,0 +1,219 @@
+package org.rdmacm4j.cm.core.internal.id;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * CmFuture's posted outcome: waiters wake from the post, dependents (however attached) run only
+ * when {@code settle} completes the CompletableFuture, on the settling thread, and a posted future
+ * answers every reader as completed while no other completion can change its outcome.
+ */
+class CmFutureTest {
+    private static final long WAIT_S = 10;
+
+    /** Starts a thread blocked in {@code f.get()}; its result (or throwable) lands in the reference. */
+    private static Thread blockedIn(CmFuture<String> f, AtomicReference<Object> result) throws InterruptedException {
+        CountDownLatch started = new CountDownLatch(1);
+        Thread t = Thread.ofPlatform().name("waiter").start(() -> {
+            started.countDown();
+            try {
+                result.set(f.get());
+            } catch (Throwable e) {
+                result.set(e);
+            }
+        });
+        started.await();
+        awaitParked(t);
+        return t;
+    }
+
+    private static void awaitParked(Thread t) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+        while (t.getState() != Thread.State.WAITING && t.getState() != Thread.State.TIMED_WAITING) {
+            assertThat(System.nanoTime()).as("thread parked in time").isLessThan(end);
+            Thread.sleep(1);
+        }
+    }
+
+    @Test
+    void aPostWakesTheWaiterBeforeTheFutureCompletesAndDependentsWaitForSettle() throws Exception {
+        CmFuture<String> f = new CmFuture<>();
+        AtomicReference<String> dependentRanOn = new AtomicReference<>();
+        CompletableFuture<String> dependent = f.thenApply(v -> {
+            dependentRanOn.set(Thread.currentThread().getName());
+            return v + "!";
+        });
+        CompletableFuture<Void> all = CompletableFuture.allOf(f);   // attaches to f without any CmFuture method
+        AtomicReference<Object> result = new AtomicReference<>();
+        Thread waiter = blockedIn(f, result);
+
+        assertThat(f.post("value", null)).isTrue();
+        waiter.join(TimeUnit.SECONDS.toMillis(WAIT_S));
+        assertThat(waiter.isAlive()).isFalse();
+        assertThat(result.get()).isEqualTo("value");
+        assertThat(f.isDone()).isTrue();
+        assertThat(f.getNow("absent")).isEqualTo("value");
+        assertThat(f.resultNow()).isEqualTo("value");
+        assertThat(f.state()).isEqualTo(Future.State.SUCCESS);
+        assertThat(f.join()).isEqualTo("value");
+        // Nothing attached to the CompletableFuture has run: that is settle's job, on its thread.
+        assertThat(dependent.isDone()).isFalse();
+        assertThat(all.isDone()).isFalse();
+        assertThat(dependentRanOn.get()).isNull();
+
+        Thread settler = Thread.ofPlatform().name("serial-executor").start(f::settle);
+        settler.join(TimeUnit.SECONDS.toMillis(WAIT_S));
+        assertThat(dependent.get(WAIT_S, TimeUnit.SECONDS)).isEqualTo("value!");
+        assertThat(dependentRanOn.get()).isEqualTo("serial-executor");
+        assertThat(all.isDone()).isTrue();
+        assertThat(f.copy().join()).isEqualTo("value");
+    }
+
+    @Test
+    void onceAnOutcomeIsPostedNoOtherCompletionCanChangeIt() throws Exception {
+        CmFuture<String> f = new CmFuture<>();
+        AtomicBoolean cancelAction = new AtomicBoolean();
+        f.onCancel(() -> cancelAction.set(true));
+        assertThat(f.post("posted", null)).isTrue();
+
+        assertThat(f.post("again", null)).isFalse();
+        assertThat(f.complete("other")).isFalse();
+        assertThat(f.completeExceptionally(new IllegalStateException("other"))).isFalse();
+        assertThat(f.cancel(true)).isFalse();
+        f.completeAsync(() -> "async");
+        assertThat(f.isCancelled()).isFalse();
+        assertThat(cancelAction).isFalse();
+        assertThat(f.getNow(null)).isEqualTo("posted");
+
+        f.settle();
+        assertThat(f.get(WAIT_S, TimeUnit.SECONDS)).isEqualTo("posted");
+        assertThat(f.thenApply(v -> v + "!").join()).isEqualTo("posted!");
+    }
+
+    @Test
+    void aFutureDecidedElsewhereRefusesThePostAndWaitsAsACompletableFuture() throws Exception {
+        CmFuture<String> cancelled = new CmFuture<>();
+        AtomicBoolean cancelAction = new AtomicBoolean();
+        cancelled.onCancel(() -> cancelAction.set(true));
+        assertThat(cancelled.cancel(false)).isTrue();
+        assertThat(cancelAction).isTrue();
+        assertThat(cancelled.post("late", null)).isFalse();
+        cancelled.settle();   // nothing posted: nothing to do
+        assertThat(cancelled.isCancelled()).isTrue();
+        assertThatThrownBy(cancelled::join).isInstanceOf(CancellationException.class);
+
+        CmFuture<String> completed = new CmFuture<>();
+        AtomicReference<Object> result = new AtomicReference<>();
+        Thread waiter = blockedIn(completed, result);
+        assertThat(completed.complete("plain")).isTrue();
+        waiter.join(TimeUnit.SECONDS.toMillis(WAIT_S));
+        assertThat(result.get()).isEqualTo("plain");
+        assertThat(completed.post("late", null)).isFalse();
+        assertThat(completed.join()).isEqualTo("plain");
+    }
+
+    @Test
+    void aPostedFailureIsThrownAsTheCompletableFutureWouldThrowIt() throws Exception {
+        CmFuture<String> f = new CmFuture<>();
+        IllegalStateException failure = new IllegalStateException("rejected");
+        AtomicReference<Object> result = new AtomicReference<>();
+        Thread waiter = blockedIn(f, result);
+        assertThat(f.post(null, failure)).isTrue();
+        waiter.join(TimeUnit.SECONDS.toMillis(WAIT_S));
+
+        assertThat(result.get()).isInstanceOf(ExecutionException.class);
+        assertThat(((Throwable) result.get()).getCause()).isSameAs(failure);
+        assertThat(f.isDone()).isTrue();
+        assertThat(f.isCompletedExceptionally()).isTrue();
+        assertThat(f.state()).isEqualTo(Future.State.FAILED);
+        assertThat(f.exceptionNow()).isSameAs(failure);
+        assertThatThrownBy(f::join).isInstanceOf(CompletionException.class).hasCause(failure);
+        assertThatThrownBy(() -> f.getNow("x")).isInstanceOf(CompletionException.class).hasCause(failure);
+        assertThatThrownBy(f::resultNow).isInstanceOf(IllegalStateException.class);
+
+        f.settle();
+        assertThat(f.handle((v, e) -> e).join()).isSameAs(failure);
+    }
+
+    @Test
+    void timedWaitsTimeOutAndInterruptsEndGetButNotJoin() throws Exception {
+        CmFuture<String> f = new CmFuture<>();
+        assertThatThrownBy(() -> f.get(20, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
+        assertThatThrownBy(() -> f.get(0, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
+
+        AtomicReference<Object> result = new AtomicReference<>();
+        Thread waiter = blockedIn(f, result);
+        waiter.interrupt();
+        waiter.join(TimeUnit.SECONDS.toMillis(WAIT_S));
+        assertThat(result.get()).isInstanceOf(InterruptedException.class);
+
+        AtomicReference<Object> joined = new AtomicReference<>();
+        AtomicBoolean interruptKept = new AtomicBoolean();
+        Thread joiner = Thread.ofPlatform().start(() -> {
+            joined.set(f.join());
+            interruptKept.set(Thread.currentThread().isInterrupted());
+        });
+        awaitParked(joiner);
+        joiner.interrupt();
+        Thread.sleep(20);
+        assertThat(joiner.isAlive()).as("join() is not interruptible").isTrue();
+        assertThat(f.post("late", null)).isTrue();
+        joiner.join(TimeUnit.SECONDS.toMillis(WAIT_S));
+        assertThat(joined.get()).isEqualTo("late");
+        assertThat(interruptKept).isTrue();
+        // A timed get after the post answers at once, before settle.
+        assertThat(f.get(0, TimeUnit.MILLISECONDS)).isEqualTo("late");
+    }
+
+    @Test
+    void postAgainstWaitersArrivingAtTheSameTimeNeverLosesAWakeUp() throws Exception {
+        for (int round = 0; round < 2_000; round++) {
+            CmFuture<Integer> f = new CmFuture<>();
+            int expected = round;
+            CountDownLatch go = new CountDownLatch(1);
+            AtomicReference<Object> a = new AtomicReference<>();
+            AtomicReference<Object> b = new AtomicReference<>();
+            Thread w1 = Thread.ofPlatform().start(() -> {
+                await(go);
+                a.set(f.join());
+            });
+            Thread w2 = Thread.ofPlatform().start(() -> {
+                await(go);
+                try {
+                    b.set(f.get(WAIT_S, TimeUnit.SECONDS));
+                } catch (Exception e) {
+                    b.set(e);
+                }
+            });
+            go.countDown();
+            if (round % 2 == 0) {
+                Thread.onSpinWait();
+            }
+            assertThat(f.post(expected, null)).isTrue();
+            w1.join(TimeUnit.SECONDS.toMillis(WAIT_S));
+            w2.join(TimeUnit.SECONDS.toMillis(WAIT_S));
+            assertThat(a.get()).as("round %d, join", round).isEqualTo(expected);
+            assertThat(b.get()).as("round %d, get(timeout)", round).isEqualTo(expected);
+        }
+    }
+
+    private static void await(CountDownLatch l) {
+        try {
+            l.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
