@@ -31,6 +31,8 @@ final class ConnectionImpl implements ConnectionEnd {
     private final Control dispatcher;
     final IdDriver driver;
     final ConnectionHandler handler;
+    /** Which of the handler's executor callbacks are worth a task (OverriddenCallbacks). */
+    final int overriddenCallbacks;
     final CmFuture<Void> closed = new CmFuture<>();   // a CmFuture: the dispatcher may post it (Completions)
     volatile InetSocketAddress local;
     volatile InetSocketAddress peer;
@@ -55,6 +57,7 @@ final class ConnectionImpl implements ConnectionEnd {
         this.dispatcher = dispatcher;
         this.driver = driver;
         this.handler = handler;
+        this.overriddenCallbacks = OverriddenCallbacks.of(handler);
         this.startedNanos = startedNanos;
     }
 

@@ -262,19 +262,19 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
         switch (n) {
             case Notice.Established e -> {
                 connected(d, e.connection());
-                handler(d, (h, c) -> h.onEstablished(c));
+                handler(d, OverriddenCallbacks.ESTABLISHED, (h, c) -> h.onEstablished(c));
             }
-            case Notice.Disconnected x -> handler(d, (h, c) -> h.onDisconnected(c));
+            case Notice.Disconnected x -> handler(d, OverriddenCallbacks.DISCONNECTED, (h, c) -> h.onDisconnected(c));
             case Notice.Error e -> {
                 var ex = Failures.forHandler(e.failure(), d.name(), d.historySnapshot());
-                handler(d, (h, c) -> h.onError(c, ex));
+                handler(d, OverriddenCallbacks.ERROR, (h, c) -> h.onError(c, ex));
             }
-            case Notice.AddressChanged x -> handler(d, (h, c) -> h.onAddressChanged(c));
+            case Notice.AddressChanged x -> handler(d, OverriddenCallbacks.ADDRESS_CHANGED, (h, c) -> h.onAddressChanged(c));
             case Notice.DeviceRemoved x -> {
                 var ex = new DeviceRemovedException(d.name() + ": the RDMA device was removed", d.historySnapshot());
-                handler(d, (h, c) -> h.onError(c, ex));
+                handler(d, OverriddenCallbacks.ERROR, (h, c) -> h.onError(c, ex));
             }
-            case Notice.Async a -> handler(d, (h, c) -> h.onAsyncEvent(c, a.event()));
+            case Notice.Async a -> handler(d, OverriddenCallbacks.ASYNC_EVENT, (h, c) -> h.onAsyncEvent(c, a.event()));
             case Notice.RequestExpired r -> {
                 if (d.requestExpired != null) {
                     var ex = (RequestExpiredException) Failures.toException(r.failure(), d.name(), d.historySnapshot());
@@ -309,18 +309,19 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
                 jfr.commit();
             }
         }
-        d.callbacks.execute(() -> c.closed.complete(null));
-        handler(d, (h, conn) -> h.onClosed(conn));
+        c.closed.completeThrough(d.callbacks, null);
+        handler(d, OverriddenCallbacks.CLOSED, (h, conn) -> h.onClosed(conn));
     }
 
     @Override
     public void crashed(IdDriver d, ConnectionFailedException ex) {
-        handler((ConnectionDriver) d, (h, c) -> h.onError(c, ex));
+        handler((ConnectionDriver) d, OverriddenCallbacks.ERROR, (h, c) -> h.onError(c, ex));
     }
 
-    private void handler(ConnectionDriver d, BiConsumer<ConnectionHandler, ConnectionImpl> call) {
+    /** Hands {@code call} to the id's callback executor, if the handler overrides that callback. */
+    private void handler(ConnectionDriver d, int callback, BiConsumer<ConnectionHandler, ConnectionImpl> call) {
         ConnectionImpl c = d.connection;
-        if (c == null || c.handler == null) {
+        if (c == null || c.handler == null || (c.overriddenCallbacks & callback) == 0) {
             return;
         }
         d.callbacks.execute(() -> {

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import org.rdmacm4j.cm.core.internal.loop.LibraryThread;
+import org.rdmacm4j.cm.core.internal.loop.SerialExecutor;
 
 /**
  * The futures rdmacm4j hands out. Three differences from a plain CompletableFuture: waiting on one
@@ -31,8 +32,10 @@ import org.rdmacm4j.cm.core.internal.loop.LibraryThread;
  * waiting in this class's own {@code get}/{@code join}; those return the posted outcome at once, and
  * {@code isDone}/{@code getNow}/{@code resultNow}/{@code state} answer from it. The CompletableFuture
  * is completed with the same outcome by {@link #settle} on the serial executor, as before, and runs
- * the dependents there. The dispatcher posts only while the id's serial executor is idle, so a
- * waiter never sees an outcome before the callbacks that precede it have run (the order contract).
+ * the dependents there. The dispatcher posts only while the id's serial executor has no callback
+ * queued or running ({@code SerialExecutor.callbacksDone}; settles of futures posted earlier may
+ * be), so a waiter never sees an outcome before the callbacks that precede it have run (the order
+ * contract), and outcomes are posted in the order the id's futures are owed their completions.
  *
  * <h2>Who decides the outcome</h2>
  * {@code claim} is set once: either to a {@link Posted} outcome (then {@code complete},
@@ -95,7 +98,7 @@ public final class CmFuture<T> extends CompletableFuture<T> {
      * waiting in get/join, which return it at once. Returns false if the future was already decided
      * (completed, cancelled or posted): then nothing happened. After a true return the caller must
      * have {@link #settle} run on the id's serial executor. Dispatcher thread, only while that
-     * executor is idle.
+     * executor has no callback queued or running.
      */
     public boolean post(Object value, Throwable failure) {
         if (!CLAIM.compareAndSet(this, null, new Posted(value, failure))) {
@@ -117,6 +120,19 @@ public final class CmFuture<T> extends CompletableFuture<T> {
             } else {
                 super.completeExceptionally(p.failure);
             }
+        }
+    }
+
+    /**
+     * Completes this future with {@code value} through {@code callbacks} (the id's serial executor),
+     * posting it first when that executor has no callback to run, so its waiters wake now rather than after the
+     * executor's turn. Dispatcher thread.
+     */
+    public void completeThrough(SerialExecutor callbacks, T value) {
+        if (callbacks.callbacksDone() && post(value, null)) {
+            callbacks.execute((SerialExecutor.Settle) this::settle);
+        } else {
+            callbacks.execute(() -> complete(value));
         }
     }
 

@@ -4,6 +4,7 @@ import java.lang.System.Logger.Level;
 import java.util.concurrent.CompletableFuture;
 import org.rdmacm4j.cm.core.ConnectionFailedException;
 import org.rdmacm4j.cm.core.RdmaConnection;
+import org.rdmacm4j.cm.core.internal.loop.SerialExecutor;
 import org.rdmacm4j.cm.core.internal.port.PortCallException;
 import org.rdmacm4j.cm.statemachine.Outcome;
 
@@ -43,7 +44,7 @@ final class Completions {
         CompletableFuture<Void> closedFirst = d.terminal() ? role.closedFuture(d) : null;
         CmFuture<Object> future = owed.future();
         if (postEarly(d, closedFirst, future, value, null)) {
-            d.callbacks.execute(() -> {
+            d.callbacks.execute((SerialExecutor.Settle) () -> {
                 if (closedFirst instanceof CmFuture<Void> c) {
                     c.settle();
                 }
@@ -66,15 +67,15 @@ final class Completions {
 
     /**
      * Posts the outcome to the threads waiting on {@code future} now, from the dispatcher, when that
-     * keeps the order of the id's callbacks: only while its serial executor is idle (everything it
-     * was given has run) and, for a step that ended the id, only if the closed future can be posted
+     * keeps the order of the id's callbacks: only while its serial executor has no callback queued or
+     * running (only settles of earlier posted futures, if anything) and, for a step that ended the id, only if the closed future can be posted
      * first (so isClosed() is already true for the woken waiter). The CompletableFutures are then
      * completed by {@link CmFuture#settle} on the executor, as before. False: nothing was posted
      * (a cancelled future, a busy executor), complete as before. See {@link CmFuture}.
      */
     private static boolean postEarly(IdDriver d, CompletableFuture<Void> closedFirst, CmFuture<Object> future,
                                      Object value, Throwable failure) {
-        if (!d.callbacks.isIdle() || future.isDone()) {
+        if (!d.callbacks.callbacksDone() || future.isDone()) {
             return false;
         }
         if (closedFirst != null && !(closedFirst instanceof CmFuture<Void> c && (c.isDone() || c.post(null, null)))) {
@@ -104,7 +105,7 @@ final class Completions {
         }
         CmFuture<Object> future = owed.future();
         if (postEarly(d, null, future, null, ex)) {
-            d.callbacks.execute(future::settle);
+            d.callbacks.execute((SerialExecutor.Settle) future::settle);
             return;
         }
         d.callbacks.execute(() -> future.completeExceptionally(ex));

@@ -257,7 +257,7 @@ public final class Listeners implements IdRole, ListenerImpl.Control, RequestImp
         for (RequestImpl untaken : l.closeQueue()) {
             refuseQueued(untaken);
         }
-        d.callbacks.execute(() -> l.closed.complete(null));
+        l.closed.completeThrough(d.callbacks, null);
     }
 
     private static ConnectionPolicy passivePolicy(ListenOptions o, Transport transport) {

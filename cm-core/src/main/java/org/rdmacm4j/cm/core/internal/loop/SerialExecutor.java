@@ -23,6 +23,15 @@ public final class SerialExecutor implements Executor {
     private final Executor base;
     private final ArrayDeque<Runnable> queue = new ArrayDeque<>();
     private boolean running;
+    /** Tasks given and not yet finished that are not {@link Settle}s. Guarded by queue. */
+    private int callbacks;
+
+    /**
+     * A task that only completes a future whose outcome its waiters already have (CmFuture.settle):
+     * it runs in its turn like any task, but does not count in {@link #callbacksDone()}.
+     */
+    @FunctionalInterface
+    public interface Settle extends Runnable { }
 
     public SerialExecutor(Executor base) {
         this.base = base;
@@ -32,6 +41,9 @@ public final class SerialExecutor implements Executor {
     public void execute(Runnable task) {
         synchronized (queue) {
             queue.add(task);
+            if (!(task instanceof Settle)) {
+                callbacks++;
+            }
             if (running) {
                 return;
             }
@@ -46,27 +58,33 @@ public final class SerialExecutor implements Executor {
     }
 
     /**
-     * True if every task given so far has finished running (none queued, none running). Read by the
-     * dispatcher, which submits an id's callbacks and completions, it stays true until a task is
-     * submitted again: what lets the dispatcher post a future's outcome ahead of its completion
-     * without overtaking a callback of the same id (CmFuture). Any thread.
+     * True if every task given so far that is not a {@link Settle} has finished running. Read by the
+     * dispatcher, which gives an id's callbacks and completions, it stays true until a callback is
+     * given again: what lets the dispatcher post a future's outcome to its waiters ahead of the
+     * future's completion without overtaking a callback of the same id (CmFuture). Settles still
+     * queued only complete futures that were posted before, in order. Any thread.
      */
-    public boolean isIdle() {
+    public boolean callbacksDone() {
         synchronized (queue) {
-            return !running;
+            return callbacks == 0;
         }
     }
 
     private void drain() {
+        Runnable last = null;
         while (true) {
             Runnable next;
             synchronized (queue) {
+                if (last != null && !(last instanceof Settle)) {
+                    callbacks--;
+                }
                 next = queue.poll();
                 if (next == null) {
                     running = false;
                     return;
                 }
             }
+            last = next;
             next.run();   // tasks guard themselves (Callbacks.safely); a throw here would stall the queue
         }
     }
