@@ -203,7 +203,10 @@ class ConnectCloseLeakIT {
                     for (var s : sends) {
                         await(s);
                     }
-                    Awaitility.await().atMost(CmFixtures.WAIT).until(() -> received.get() >= expected);
+                    // No poll delay: Awaitility's default waits 100 ms before the first look, which
+                    // was most of a channel-1 cycle (a message is in long before that).
+                    Awaitility.await().atMost(CmFixtures.WAIT).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1))
+                            .until(() -> received.get() >= expected);
                 }
                 List<CompletableFuture<Void>> closes = new ArrayList<>(clients.size());
                 for (RdmaConnection c : clients) {
