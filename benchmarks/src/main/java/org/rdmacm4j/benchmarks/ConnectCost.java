@@ -41,7 +41,7 @@ public final class ConnectCost {
     private static final QpCapabilities CMTIME_QP = new QpCapabilities(1, 1, 1, 1, 0, 2);
     private static final long WAIT_S = 60;
     /** USER_HZ: Linux reports utime/stime in these ticks on every architecture it runs on here. */
-    private static final double TICK_US = 10_000;
+    static final double TICK_US = 10_000;
 
     private ConnectCost() { }
 
@@ -175,7 +175,8 @@ public final class ConnectCost {
         }
     }
 
-    private static long[] ticks(Path stat) throws IOException {
+    /** utime and stime (clock ticks) of a /proc stat file. */
+    static long[] ticks(Path stat) throws IOException {
         return parse(Files.readString(stat));
     }
 
