@@ -129,10 +129,21 @@ public final class CmFuture<T> extends CompletableFuture<T> {
      * executor's turn. Dispatcher thread.
      */
     public void completeThrough(SerialExecutor callbacks, T value) {
-        if (callbacks.callbacksDone() && post(value, null)) {
+        finishThrough(callbacks, value, null);
+    }
+
+    /** As {@link #completeThrough}, with a failure. Dispatcher thread. */
+    public void failThrough(SerialExecutor callbacks, Throwable failure) {
+        finishThrough(callbacks, null, failure);
+    }
+
+    private void finishThrough(SerialExecutor callbacks, T value, Throwable failure) {
+        if (callbacks.callbacksDone() && post(value, failure)) {
             callbacks.execute((SerialExecutor.Settle) this::settle);
-        } else {
+        } else if (failure == null) {
             callbacks.execute(() -> complete(value));
+        } else {
+            callbacks.execute(() -> completeExceptionally(failure));
         }
     }
 

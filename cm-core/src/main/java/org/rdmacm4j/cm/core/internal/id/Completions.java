@@ -43,7 +43,7 @@ final class Completions {
         // A step that ended the id (close, abort): isClosed() is true by the time its future completes.
         CompletableFuture<Void> closedFirst = d.terminal() ? role.closedFuture(d) : null;
         CmFuture<Object> future = owed.future();
-        if (postEarly(d, closedFirst, future, value, null)) {
+        if (postEarly(d, closedFirst, future, value)) {
             d.callbacks.execute((SerialExecutor.Settle) () -> {
                 if (closedFirst instanceof CmFuture<Void> c) {
                     c.settle();
@@ -74,14 +74,14 @@ final class Completions {
      * (a cancelled future, a busy executor), complete as before. See {@link CmFuture}.
      */
     private static boolean postEarly(IdDriver d, CompletableFuture<Void> closedFirst, CmFuture<Object> future,
-                                     Object value, Throwable failure) {
+                                     Object value) {
         if (!d.callbacks.callbacksDone() || future.isDone()) {
             return false;
         }
         if (closedFirst != null && !(closedFirst instanceof CmFuture<Void> c && (c.isDone() || c.post(null, null)))) {
             return false;
         }
-        return future.post(value, failure);
+        return future.post(value, null);
     }
 
     /** FailFuture: the machine's failure as the typed exception, counted if it was the connect's. */
@@ -103,12 +103,7 @@ final class Completions {
                 }
             }
         }
-        CmFuture<Object> future = owed.future();
-        if (postEarly(d, null, future, null, ex)) {
-            d.callbacks.execute((SerialExecutor.Settle) future::settle);
-            return;
-        }
-        d.callbacks.execute(() -> future.completeExceptionally(ex));
+        owed.future().failThrough(d.callbacks, ex);
     }
 
     /** Fails every future {@code d} still owes with {@code ex}. */
