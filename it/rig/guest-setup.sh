@@ -69,8 +69,20 @@ say "ready${role:+ (role ${role}, ${addr})}: rxe0 on ${netdev} ($(timeout 10 rdm
 
 cd "${JOB_CWD}" || setup_failed "cannot cd to ${JOB_CWD}"
 export RDMACM4J_RESTING_FILE="${OUT}/rdma-resting.txt" RDMACM4J_OUT="${OUT}"
+# 30 s before the job's deadline every JVM prints its threads (SIGQUIT: the JVM writes them to its
+# stdout, this console) and the kernel its blocked tasks (a thread stuck in the kernel, in D state,
+# stops every JVM thread that needs the same lock), so a job killed at its deadline still says
+# where it was stuck.
+( sleep $(( JOB_TIMEOUT > 60 ? JOB_TIMEOUT - 30 : JOB_TIMEOUT )) || exit 0   # killed: the job ended
+  say "the job's deadline is 30 s away: every JVM prints its threads, the kernel its blocked tasks"
+  ps -eo pid,stat,wchan:32,etime,args | awk 'NR == 1 || $2 ~ /D/' | sed 's/^/rdmacm4j-guest: D | /'
+  echo w > /proc/sysrq-trigger 2>/dev/null && dmesg | tail -n 60 | sed 's/^/rdmacm4j-guest: dmesg | /'
+  pkill -QUIT -x java ) &
+watchdog=$!
+disown "${watchdog}"
 timeout -k 10 "${JOB_TIMEOUT}" bash "${OUT}/job.sh"
 status=$?
+pkill -P "${watchdog}" 2>/dev/null; kill "${watchdog}" 2>/dev/null
 (( status == 124 || status == 137 )) && say "job killed at its deadline of ${JOB_TIMEOUT} s"
 rig_snapshot_after "${OUT}"
 say "job exited with ${status}"

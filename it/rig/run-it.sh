@@ -11,6 +11,10 @@
 #      RDMACM4J_IT_TIMEOUT each guest's deadline in seconds (default 2400: one guest took 756-954 s
 #                          in the CI runs of 2026-11-23 with C1 on MTTCG, and past 1500 s on a host
 #                          loaded by other builds)
+#      RDMACM4J_IT_TEST_TIMEOUT each test method's (and lifecycle method's) deadline in seconds, where
+#                          the test sets none itself (@Timeout); default 600, or RDMACM4J_IT_TIMEOUT
+#                          when the caller raised the guest's deadline for a long on-demand run
+#                          (run-leak.sh, a long soak). See "A test that hangs" below.
 #      RDMACM4J_IT_JAVA_OPTS extra JVM options for the guest JVM, e.g. the on-demand load step
 #                          "-Drdmacm4j.it.liveConnections=10000 -Xmx3g"
 #      RDMACM4J_IT_JIT      default (the JDK's default JIT and GC, on a tiered-safe guest) or c1
@@ -47,6 +51,17 @@
 # in the guest that costs ~250 s over the suite and measures nothing, so the suite's twins run
 # without it; AotCacheIT turns it on for itself and checks it. RDMACM4J_AOT=on to run them all with it.
 #
+# A test that hangs fails alone, with its stacks: every test method and lifecycle method without
+# its own @Timeout gets RDMACM4J_IT_TEST_TIMEOUT and runs in a thread of its own
+# (SEPARATE_THREAD), so a test stuck in an uninterruptible wait is failed and left behind while the
+# rest of the suite goes on, and JUnit prints every thread's stack first (threaddump.enabled). The
+# longest test in the CI runs takes 271 s (AotCacheIT, which sets 1,500 s itself), the next 123 s
+# (SoakIT), so 600 s is a hang, not a slow machine. Without it one hung test ran its guest into the
+# 2,400 s deadline and the JVM was killed with no report at all (CI of 2026-11-27, a6a6f47): nothing
+# said which test. If the guest's deadline still passes, guest-setup.sh has every JVM print its
+# threads first, and run-it writes what failed to it/target/run-it-problems.txt, which run-tests
+# prints at its very end (CI keeps the tail of the output).
+#
 # The outside project (it/outside-project: a separate Maven project built by run-tests against
 # the installed artifacts, it/outside-project/build.sh) runs first in a guest's job (the last
 # guest's), so it costs no extra boot: its report goes to it/target/outside-project-reports/,
@@ -63,6 +78,9 @@ rig_require_build "${target}" run-it
 [[ "${RDMACM4J_IT_OPEN_FILES:-0}" =~ ^[0-9]+$ ]] \
   || { echo "run-it: RDMACM4J_IT_OPEN_FILES must be a number, not '${RDMACM4J_IT_OPEN_FILES}'" >&2; exit 2; }
 timeout_s="${RDMACM4J_IT_TIMEOUT:-2400}"
+test_timeout_s="${RDMACM4J_IT_TEST_TIMEOUT:-$([[ -n "${RDMACM4J_IT_TIMEOUT:-}" ]] && echo "${timeout_s}" || echo 600)}"
+[[ "${timeout_s}" =~ ^[0-9]+$ && "${test_timeout_s}" =~ ^[0-9]+$ ]] \
+  || { echo "run-it: RDMACM4J_IT_TIMEOUT and RDMACM4J_IT_TEST_TIMEOUT must be numbers of seconds" >&2; exit 2; }
 server_addr="${RDMACM4J_SERVER_ADDR:-192.0.2.1}" client_addr="${RDMACM4J_CLIENT_ADDR:-192.0.2.3}"
 
 jit_guest_tcg=single   # the tiered-safe guest (docs/jit-stress.md)
@@ -114,6 +132,10 @@ fi
 
 stamp="${target}/guest/it-$(date +%Y%m%d-%H%M%S)-$$"
 reports="${target}/it-reports"
+problems="${target}/run-it-problems.txt"
+rm -f "${problems}"
+# problem TEXT...: says it now and keeps it for run-tests' closing lines.
+problem() { echo "run-it: FAILED: $*" >&2; echo "$*" >> "${problems}"; }
 outside_reports="${target}/outside-project-reports"
 rm -rf "${reports}" "${outside_reports}"
 mkdir -p "${reports}"
@@ -137,7 +159,10 @@ guest_job() {
     "-Drdmacm4j.it.clientAddr=${client_addr}"
     "-Drdmacm4j.it.device=${RDMACM4J_DEVICE:-rxe0}"
     -jar "${target}/launcher/junit-console.jar" execute
-    --disable-banner --details=tree --fail-if-no-tests
+    --disable-banner --disable-ansi-colors --details=testfeed --fail-if-no-tests
+    "--config=junit.jupiter.execution.timeout.default=${test_timeout_s} s"
+    --config=junit.jupiter.execution.timeout.thread.mode.default=SEPARATE_THREAD
+    --config=junit.jupiter.execution.timeout.threaddump.enabled=true
     --class-path "${target}/test-classes:${target}/classes:$(cat "${target}/it-classpath.txt")"
     --reports-dir "${out}/junit"
     "${sel[@]}")
@@ -176,8 +201,9 @@ collect() {
   for x in "${out}"/rdma-*.txt "${out}/console.log"; do
     [[ -e "${x}" ]] && cp "${x}" "${reports}/$(basename "${x%.*}")${sfx}.${x##*.}"
   done
+  [[ "${status}" == 0 ]] || problem "guest ${n}'s job exited ${status} after $(cat "${out}/run-it.seconds" 2>/dev/null || echo '?') s$( ((status == 124 || status == 137)) && echo " (killed at its ${timeout_s} s deadline; thread dumps in its console.log)")"
   if ls "${out}"/hs_err_pid*.log >/dev/null 2>&1; then
-    echo "run-it: a JVM in guest ${n} crashed: $(ls "${out}"/hs_err_pid*.log | tr '\n' ' ')" >&2
+    problem "a JVM in guest ${n} crashed: $(ls "${out}"/hs_err_pid*.log | tr '\n' ' ')"
     for x in "${out}"/hs_err_pid*.log; do cp "${x}" "${reports}/$(basename "${x}" .log)${sfx}.log"; done
   fi
   # Scenario tables for docs/reliability.md (scripts/ReliabilityDoc.java), from the tests that passed.
@@ -188,7 +214,7 @@ collect() {
       fails=0
       verdict="<testcase classname=\"it.Suite${sfx:+.${sfx#-}}\" name=\"kernelBackAtRestingCountsAfterTheSuite\"/>"
     else
-      echo "run-it: FAILED: rdma resource show after guest ${n}'s part of the suite differs from before it" >&2
+      problem "rdma resource show after guest ${n}'s part of the suite differs from before it"
       diff "${out}/rdma-resting.txt" "${out}/rdma-after.txt" >&2 || true
       fails=1
       verdict="<testcase classname=\"it.Suite${sfx:+.${sfx#-}}\" name=\"kernelBackAtRestingCountsAfterTheSuite\"><failure message=\"not back at rest\"><![CDATA[before:
@@ -203,7 +229,8 @@ $(cat "${out}/rdma-after.txt" 2>/dev/null)]]></failure></testcase>"
 XML
   fi
   if [[ ! -e "${out}/junit/TEST-junit-jupiter.xml" ]]; then
-    echo "run-it: FAILED: guest ${n} produced no JUnit XML report (exit ${status}); see ${out}" >&2
+    problem "guest ${n} produced no JUnit XML report (exit ${status}); see ${out}; its console's last lines:
+$(grep -v '^\s*$' "${out}/console.log" 2>/dev/null | tail -n 25 | sed 's/^/    | /')"
     return 2
   fi
   (( status == 0 ))
