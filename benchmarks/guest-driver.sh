@@ -16,8 +16,10 @@
 # connections per process, 2000), BENCH_WARM_FROM (the first connection of the warm window, 1001),
 # BENCH_WARM_STORM_N (500), BENCH_JDK_REPS (how many repetitions run the JIT settings other than
 # c1, 1), BENCH_JITS (the JIT settings the rdmacm4j rows run under, "c1 jdk":
-# c1 = the launchers' -XX:TieredStopAtLevel=1, jdk = the JDK's default tiered JIT; both with the
-# launchers' -XX:+UseSerialGC).
+# c1 = the launchers' -XX:TieredStopAtLevel=1, jdk = the JDK's default tiered JIT, c1hot = c1 with
+# -XX:CompileThresholdScaling=0.05 (C1 compiles a method after a twentieth of the usual calls and
+# loops: code run once per connection is compiled within the first connections instead of hundreds
+# later, docs/benchmarks.md "The JIT that had not settled"); all with the launchers' -XX:+UseSerialGC).
 set -uo pipefail
 repo=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 : "${OUT:?}" "${CM_LOOP:?}"
@@ -45,7 +47,8 @@ java_jit() {
   case "$1" in
     c1) echo java "${c1[@]}" --enable-native-access=ALL-UNNAMED -cp "${jar}" ;;
     jdk) echo java -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED -cp "${jar}" ;;
-    *) note "BENCH_JITS: unknown JIT setting $1 (known: c1 jdk)"; return 1 ;;
+    c1hot) echo java "${c1[@]}" -XX:CompileThresholdScaling=0.05 --enable-native-access=ALL-UNNAMED -cp "${jar}" ;;
+    *) note "BENCH_JITS: unknown JIT setting $1 (known: c1 jdk c1hot)"; return 1 ;;
   esac
 }
 # twin NAME: the examples' launcher command (examples/bin/NAME), on run-all.sh's copy of the
@@ -78,6 +81,7 @@ port=20000
   echo "jdk_reps ${BENCH_JDK_REPS:-1}"
   echo "jit_c1 -XX:TieredStopAtLevel=1 -XX:+UseSerialGC (the examples' launchers, examples/launch.sh)"
   echo "jit_jdk -XX:+UseSerialGC (the JDK's default tiered compilation, C1 then C2)"
+  echo "jit_c1hot -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:CompileThresholdScaling=0.05 (C1 compiles after a twentieth of the usual invocations and loops)"
   echo "warm K=${BENCH_WARM_K:-2000} FROM=${BENCH_WARM_FROM:-1001} STORM_N=${BENCH_WARM_STORM_N:-500}"
   echo "perf $(perf --version 2>/dev/null || echo none)"
   # twin() and java_cmd run java directly, not through examples/launch.sh: no AOT cache, every run

@@ -18,7 +18,8 @@
 #      BENCH_OUT (results dir, default benchmarks/target/bench-<time>), BENCH_LATENCY_K (100),
 #      BENCH_STORM_N (200), BENCH_RPING_COUNT (2000), BENCH_UCMATOSE_COUNT (8000),
 #      BENCH_PINGPONG_WARMUP (1000) and BENCH_PINGPONG_COUNT (5000): untimed and timed round trips,
-#      BENCH_WARM_K (2000), BENCH_WARM_FROM (1001), BENCH_WARM_STORM_N (500), BENCH_JITS ("c1 jdk"),
+#      BENCH_WARM_K (2000), BENCH_WARM_FROM (1001), BENCH_WARM_STORM_N (500), BENCH_JITS ("c1 jdk";
+#      also c1hot: c1 with -XX:CompileThresholdScaling=0.05, see guest-driver.sh),
 #      BENCH_JDK_REPS (1: the repetitions that also run the JITs other than c1; ~8 min each):
 #      the warm group (issue 21: cold first connection, lone-connection p50/p99 over connections
 #      FROM..K of one process, a storm of N after them in the same process and one in a fresh

@@ -8,6 +8,7 @@ module org.rdmacm4j.benchmarks {
     requires org.rdmacm4j.verbs;
     requires org.rdmacm4j.cm.core;
     requires java.management;   // CmBench: heap after GC
+    requires jdk.management;    // LoopbackCost: bytes allocated by all threads (com.sun.management)
     requires java.desktop;      // BenchReport: the PNG plot (java.awt, ImageIO), headless
     requires jmh.core;
 
