@@ -154,7 +154,12 @@ public final class CompletionPoller implements PollerCommands {
         }
     }
 
-    /** Stops the thread (bounded) and frees the epoll and eventfd. Dispatcher thread. */
+    /**
+     * Stops the thread (bounded) and frees the epoll and eventfd. Every command accepted before the
+     * stop runs (on the poller thread, or here once it has ended: a command can be queued after the
+     * thread's last look at the queue and before the queue is closed) and every later one is refused
+     * by name, so no caller waits for a callback that never comes. Dispatcher thread.
+     */
     public void stop() {
         stopping = true;
         wake.signal();
@@ -167,11 +172,13 @@ public final class CompletionPoller implements PollerCommands {
             LOG.log(Level.ERROR, thread.getName() + " did not stop; leaving its epoll open");
             return;
         }
-        epoll.close();
         synchronized (commands) {
-            wakeClosed = true;
-            wake.close();
+            wakeClosed = true;   // from here command() refuses; nothing signals the eventfd any more
         }
+        // The thread has ended (join: its state is ours now); the epoll is still open for the commands.
+        runQueued("a poller command failed after its thread stopped");
+        epoll.close();
+        wake.close();
         completions.close();
     }
 
@@ -195,27 +202,26 @@ public final class CompletionPoller implements PollerCommands {
                     }
                 }
             }
-            Runnable c;
-            while ((c = commands.poll()) != null) {
-                try {
-                    c.run();
-                } catch (RuntimeException ex) {
-                    LOG.log(Level.ERROR, thread.getName() + ": a poller command failed", ex);
-                }
-            }
+            runQueued("a poller command failed");
             try {
                 keepalives.runDue(System.nanoTime());
             } catch (RuntimeException ex) {
                 LOG.log(Level.ERROR, thread.getName() + ": a keepalive tick failed", ex);
             }
         }
-        // Anything still queued is answered so that no dispatcher wait is left hanging.
+        // Anything still queued is answered so that no dispatcher wait is left hanging (stop() runs
+        // what comes after this).
+        runQueued("a poller command failed while stopping");
+    }
+
+    /** Runs the queued commands; one that throws is logged and the rest still run. */
+    private void runQueued(String failed) {
         Runnable c;
         while ((c = commands.poll()) != null) {
             try {
                 c.run();
             } catch (RuntimeException ex) {
-                LOG.log(Level.ERROR, thread.getName() + ": a poller command failed while stopping", ex);
+                LOG.log(Level.ERROR, thread.getName() + ": " + failed, ex);
             }
         }
     }
