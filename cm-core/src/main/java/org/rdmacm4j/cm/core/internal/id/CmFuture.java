@@ -261,6 +261,16 @@ public final class CmFuture<T> extends CompletableFuture<T> {
         return super.exceptionNow();
     }
 
+    /** As CompletableFuture's, with a posted outcome read as the completion it will be. */
+    @Override
+    public String toString() {
+        if (claim instanceof Posted p && !super.isDone()) {
+            return getClass().getName() + '@' + Integer.toHexString(hashCode())
+                    + (p.failure == null ? "[Completed normally]" : "[Completed exceptionally: " + p.failure.getClass().getName() + "]");
+        }
+        return super.toString();
+    }
+
     // ---- waiting ----
 
     @Override

@@ -96,6 +96,7 @@ class CmFutureTest {
         assertThat(f.isCancelled()).isFalse();
         assertThat(cancelAction).isFalse();
         assertThat(f.getNow(null)).isEqualTo("posted");
+        assertThat(f.toString()).as("a posted future reads as done").endsWith("[Completed normally]");
 
         f.settle();
         assertThat(f.get(WAIT_S, TimeUnit.SECONDS)).isEqualTo("posted");
@@ -142,8 +143,10 @@ class CmFutureTest {
         assertThatThrownBy(f::join).isInstanceOf(CompletionException.class).hasCause(failure);
         assertThatThrownBy(() -> f.getNow("x")).isInstanceOf(CompletionException.class).hasCause(failure);
         assertThatThrownBy(f::resultNow).isInstanceOf(IllegalStateException.class);
+        assertThat(f.toString()).endsWith("[Completed exceptionally: java.lang.IllegalStateException]");
 
         f.settle();
+        assertThat(f.toString()).endsWith("[Completed exceptionally: java.lang.IllegalStateException]");
         assertThat(f.handle((v, e) -> e).join()).isSameAs(failure);
     }
 
