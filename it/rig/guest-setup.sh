@@ -69,15 +69,23 @@ say "ready${role:+ (role ${role}, ${addr})}: rxe0 on ${netdev} ($(timeout 10 rdm
 
 cd "${JOB_CWD}" || setup_failed "cannot cd to ${JOB_CWD}"
 export RDMACM4J_RESTING_FILE="${OUT}/rdma-resting.txt" RDMACM4J_OUT="${OUT}"
-# 30 s before the job's deadline every JVM prints its threads (SIGQUIT: the JVM writes them to its
-# stdout, this console) and the kernel its blocked tasks (a thread stuck in the kernel, in D state,
-# stops every JVM thread that needs the same lock), so a job killed at its deadline still says
-# where it was stuck.
-( sleep $(( JOB_TIMEOUT > 60 ? JOB_TIMEOUT - 30 : JOB_TIMEOUT )) || exit 0   # killed: the job ended
-  say "the job's deadline is 30 s away: every JVM prints its threads, the kernel its blocked tasks"
+# 150 s before the job's deadline (30 s for a job of 5 minutes or less) every JVM prints its
+# threads (SIGQUIT: the JVM writes them to its stdout, this console), the kernel its blocked tasks (a
+# thread stuck in the kernel, in D state, stops every JVM thread that needs the same lock), and gdb
+# the native stacks of the JVMs' threads inside librdmacm or libibverbs (a JVM dump shows those as a
+# downcall frame), so a job killed at its deadline still says where it was stuck.
+( sleep $(( JOB_TIMEOUT > 300 ? JOB_TIMEOUT - 150 : JOB_TIMEOUT > 60 ? JOB_TIMEOUT - 30 : JOB_TIMEOUT )) \
+    || exit 0   # killed: the job ended
+  say "the job's deadline is near: every JVM prints its threads, the kernel its blocked tasks"
+  pkill -QUIT -x java
+  sleep 5
   ps -eo pid,stat,wchan:32,etime,args | awk 'NR == 1 || $2 ~ /D/' | sed 's/^/rdmacm4j-guest: D | /'
   echo w > /proc/sysrq-trigger 2>/dev/null && dmesg | tail -n 60 | sed 's/^/rdmacm4j-guest: dmesg | /'
-  pkill -QUIT -x java ) &
+  for p in $(pgrep -x java); do
+    say "native stacks in librdmacm/libibverbs of java pid ${p}:"
+    timeout 90 gdb -p "${p}" -batch -nx -ex 'set pagination off' -ex 'thread apply all bt 16' 2>/dev/null \
+      | awk '/^Thread /{if (keep) printf "%s", blk; blk=""; keep=0} {blk=blk $0 "\n"} /librdmacm|libibverbs|rdma_|ucma_|ibv_/{keep=1} END{if (keep) printf "%s", blk}'
+  done ) &
 watchdog=$!
 disown "${watchdog}"
 timeout -k 10 "${JOB_TIMEOUT}" bash "${OUT}/job.sh"

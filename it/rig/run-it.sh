@@ -47,6 +47,10 @@
 # end-of-suite check (it.Suite.guestN); its reports are renamed with -guestN and copied to
 # it/target/it-reports, where scripts/TestSummary.java and ReliabilityDoc read every file.
 #
+# The classes in it/rig/it-own-jvm.txt (they delete and re-add RDMA devices) run each in a JVM of its
+# own, after the rest of the last guest's suite (it/rig/it-own-jvm.txt says why); their reports are
+# named -junit-own-CLASS. Not when RDMACM4J_IT_SELECT names the classes.
+#
 # The example twins' launchers record an AOT cache on a twin's first run (examples/launch.sh):
 # in the guest that costs ~250 s over the suite and measures nothing, so the suite's twins run
 # without it; AotCacheIT turns it on for itself and checks it. RDMACM4J_AOT=on to run them all with it.
@@ -105,6 +109,28 @@ if [[ -n "${RDMACM4J_IT_JAVA_OPTS:-}" ]]; then
   read -r -a extra_java_opts <<< "${RDMACM4J_IT_JAVA_OPTS}"
 fi
 
+# read_class_list FILE: the classes FILE lists (comments and blanks dropped), into `listed`; every
+# one must be a compiled test class (a stale name would silently move nothing).
+read_class_list() {
+  local c
+  mapfile -t listed < <(sed 's/#.*//; s/[[:space:]]//g; /^$/d' "$1")
+  (( ${#listed[@]} > 0 )) || { echo "run-it: $1 lists no class" >&2; exit 2; }
+  for c in "${listed[@]}"; do
+    [[ -f "${target}/test-classes/${c//.//}.class" ]] \
+      || { echo "run-it: $1 names ${c}, which is not a compiled test class" >&2; exit 2; }
+  done
+}
+
+# The classes that run in a JVM of their own each, after the rest of the last guest's suite
+# (it/rig/it-own-jvm.txt says why); none when RDMACM4J_IT_SELECT names the classes.
+own_jvm_classes=()
+own_exclude=""
+if [[ -z "${RDMACM4J_IT_SELECT:-}" ]]; then
+  read_class_list "${rigdir}/it-own-jvm.txt"
+  own_jvm_classes=("${listed[@]}")
+  for c in "${own_jvm_classes[@]}"; do own_exclude+="${own_exclude:+|}${c//./\\.}"; done
+fi
+
 # Which classes each guest runs. The launcher's default class-name filter
 # (^(Test.*|.+[.$]Test.*|.*Tests?)$) would drop every *IT class, with explicit selectors too.
 selectors_1=() selectors_2=()
@@ -112,17 +138,16 @@ if (( guests == 1 )); then
   selectors_1=(--scan-class-path "${target}/test-classes")
   if [[ -n "${RDMACM4J_IT_SELECT:-}" ]]; then
     read -r -a selectors_1 <<< "${RDMACM4J_IT_SELECT}"
+  else
+    selectors_1+=(--exclude-classname "^(${own_exclude})\$")
   fi
   selectors_1+=(--include-classname '.*IT')
 else
-  list="${rigdir}/it-guest1.txt"
-  mapfile -t guest1_classes < <(sed 's/#.*//; s/[[:space:]]//g; /^$/d' "${list}")
-  (( ${#guest1_classes[@]} > 0 )) || { echo "run-it: ${list} lists no class" >&2; exit 2; }
-  exclude=""
-  for c in "${guest1_classes[@]}"; do
-    # A stale name would silently move nothing: every listed class must exist.
-    [[ -f "${target}/test-classes/${c//.//}.class" ]] \
-      || { echo "run-it: ${list} names ${c}, which is not a compiled test class" >&2; exit 2; }
+  read_class_list "${rigdir}/it-guest1.txt"
+  exclude="${own_exclude}"
+  for c in "${listed[@]}"; do
+    [[ " ${own_jvm_classes[*]} " != *" ${c} "* ]] \
+      || { echo "run-it: ${c} is in it-guest1.txt and in it-own-jvm.txt: one or the other" >&2; exit 2; }
     selectors_1+=("--select-class=${c}")
     exclude+="${exclude:+|}${c//./\\.}"
   done
@@ -147,11 +172,11 @@ if [[ "${RDMACM4J_IT_OUTSIDE:-on}" == off || "${outside_built}" == no ]]; then
   outside_guest=0
 fi
 
-# guest_job N OUT: the command guest N runs, into the array `job`.
-guest_job() {
-  local n="$1" out="$2" flags=("${jit_flags[@]}" "-XX:ErrorFile=${out}/hs_err_pid%p.log") sel
-  if (( n == 1 )); then sel=("${selectors_1[@]}"); else sel=("${selectors_2[@]}"); fi
-  job=(env "RDMACM4J_AOT=${RDMACM4J_AOT:-off}" "RDMACM4J_JAVA_FLAGS=${flags[*]}" java "${flags[@]}"
+# junit_jvm N OUT REPORTS SELECTORS...: one JVM of the suite (guest N), into the array `jvm`.
+junit_jvm() {
+  local n="$1" out="$2" reports_dir="$3"; shift 3
+  local flags=("${jit_flags[@]}" "-XX:ErrorFile=${out}/hs_err_pid%p.log")
+  jvm=(env "RDMACM4J_AOT=${RDMACM4J_AOT:-off}" "RDMACM4J_JAVA_FLAGS=${flags[*]}" java "${flags[@]}"
     --enable-native-access=ALL-UNNAMED
     "${extra_java_opts[@]}"
     "-Drdmacm4j.it.resting=${out}/rdma-resting.txt"
@@ -164,8 +189,31 @@ guest_job() {
     --config=junit.jupiter.execution.timeout.thread.mode.default=SEPARATE_THREAD
     --config=junit.jupiter.execution.timeout.threaddump.enabled=true
     --class-path "${target}/test-classes:${target}/classes:$(cat "${target}/it-classpath.txt")"
-    --reports-dir "${out}/junit"
-    "${sel[@]}")
+    --reports-dir "${reports_dir}"
+    "$@")
+}
+
+# own_jvm_guest: the guest that runs it-own-jvm.txt's classes (the last one).
+own_jvm_guest="${guests}"
+
+# guest_job N OUT: the command guest N runs, into the array `job`: its JVMs one after the other (a
+# script in OUT), exit status the first non-zero one.
+guest_job() {
+  local n="$1" out="$2" flags=("${jit_flags[@]}" "-XX:ErrorFile=${out}/hs_err_pid%p.log") sel c
+  if (( n == 1 )); then sel=("${selectors_1[@]}"); else sel=("${selectors_2[@]}"); fi
+  {
+    echo 'status=0'
+    junit_jvm "${n}" "${out}" "${out}/junit" "${sel[@]}"
+    printf '%q ' "${jvm[@]}"; echo '|| status=$?'
+    if (( n == own_jvm_guest )); then
+      for c in "${own_jvm_classes[@]}"; do
+        junit_jvm "${n}" "${out}" "${out}/junit-own-${c##*.}" "--select-class=${c}" --include-classname '.*IT'
+        printf '%q ' "${jvm[@]}"; echo '|| { s=$?; (( status == 0 )) && status=${s}; }'
+      done
+    fi
+    echo 'exit "${status}"'
+  } > "${out}/it-jvms.sh"
+  job=(bash "${out}/it-jvms.sh")
   if [[ -n "${RDMACM4J_IT_OPEN_FILES:-}" ]]; then
     job=(bash -c 'ulimit -n "$1" && shift && exec "$@"' ulimit "${RDMACM4J_IT_OPEN_FILES}" "${job[@]}")
   fi
@@ -193,6 +241,9 @@ collect() {
   echo "run-it: guest ${n} exited ${status} after $(cat "${out}/run-it.seconds" 2>/dev/null || echo '?') s (results ${out})" >&2
   for x in "${out}"/junit/TEST-*.xml; do
     [[ -e "${x}" ]] && cp "${x}" "${reports}/$(basename "${x}" .xml)${sfx}.xml"
+  done
+  for x in "${out}"/junit-own-*/TEST-*.xml; do   # the classes of a JVM of their own
+    [[ -e "${x}" ]] && cp "${x}" "${reports}/$(basename "${x}" .xml)-$(basename "$(dirname "${x}")")${sfx}.xml"
   done
   if [[ -d "${out}/outside" ]]; then
     mkdir -p "${outside_reports}"
@@ -228,9 +279,16 @@ $(cat "${out}/rdma-after.txt" 2>/dev/null)]]></failure></testcase>"
 <testsuite name="it.Suite${sfx:+.${sfx#-}}" tests="1" failures="${fails}" errors="0" skipped="0">${verdict}</testsuite>
 XML
   fi
+  if (( n == own_jvm_guest )); then
+    for x in "${own_jvm_classes[@]}"; do
+      [[ -e "${out}/junit-own-${x##*.}/TEST-junit-jupiter.xml" ]] || { problem "guest ${n}'s JVM for ${x} wrote no JUnit XML report (exit ${status}); see ${out}"; status=2; }
+    done
+  fi
   if [[ ! -e "${out}/junit/TEST-junit-jupiter.xml" ]]; then
-    problem "guest ${n} produced no JUnit XML report (exit ${status}); see ${out}; its console's last lines:
-$(grep -v '^\s*$' "${out}/console.log" 2>/dev/null | tail -n 25 | sed 's/^/    | /')"
+    problem "guest ${n} produced no JUnit XML report (exit ${status}); see ${out}; the last tests its console names:
+$(grep ' :: \(STARTED\|SUCCESSFUL\|FAILED\|ABORTED\)' "${out}/console.log" 2>/dev/null | tail -n 8 | sed 's/^/    | /')
+  and its last lines:
+$(grep -v '^\s*$' "${out}/console.log" 2>/dev/null | tail -n 6 | sed 's/^/    | /')"
     return 2
   fi
   (( status == 0 ))
