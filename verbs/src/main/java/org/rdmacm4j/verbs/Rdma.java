@@ -1,5 +1,6 @@
 package org.rdmacm4j.verbs;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.Arena;
@@ -140,7 +141,7 @@ public final class Rdma {
             MemorySegment n = arena.allocate(JAVA_INT);
             try {
                 MemorySegment list = IbvLib.getDeviceList(n);
-                count = n.get(JAVA_INT, 0);
+                count = n.get(JAVA_INT_UNALIGNED, 0);
                 IbvLib.freeDeviceList(list);
                 why = "ibv_get_device_list found " + count + " devices";
             } catch (RdmaException e) {

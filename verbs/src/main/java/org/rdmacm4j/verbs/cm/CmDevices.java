@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs.cm;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
@@ -33,7 +35,7 @@ public final class CmDevices implements AutoCloseable {
         MemorySegment array = list.reinterpret(ADDRESS.byteSize() * (count + 1L));
         List<DeviceContext> views = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            views.add(Secrets.ibv().borrowContext(array.getAtIndex(ADDRESS, i), "CmDevices.context", ownership));
+            views.add(Secrets.ibv().borrowContext(array.getAtIndex(ADDRESS_UNALIGNED, i), "CmDevices.context", ownership));
         }
         this.contexts = List.copyOf(views);
     }
@@ -44,7 +46,7 @@ public final class CmDevices implements AutoCloseable {
         try (Scratch arena = Scratch.open()) {
             MemorySegment n = arena.allocate(JAVA_INT);
             MemorySegment list = CmLib.getDevices(n);
-            return new CmDevices(list, n.get(JAVA_INT, 0));
+            return new CmDevices(list, n.get(JAVA_INT_UNALIGNED, 0));
         }
     }
 

@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs.cm;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -46,7 +48,7 @@ public final class CmEventChannel implements AutoCloseable {
 
     private CmEventChannel(MemorySegment channel) {
         this.channel = channel;
-        this.fd = channel.get(JAVA_INT, CHANNEL_FD);
+        this.fd = channel.get(JAVA_INT_UNALIGNED, CHANNEL_FD);
         this.ownership = new Ownership("CmEventChannel(fd " + fd + ")");
         ownership.watch(this);
     }
@@ -138,10 +140,10 @@ public final class CmEventChannel implements AutoCloseable {
     }
 
     private CmEvent copy(MemorySegment event) {
-        CmEventType type = CmEventType.of(event.get(JAVA_INT, EV_EVENT));
-        int status = event.get(JAVA_INT, EV_STATUS);
-        MemorySegment idPtr = event.get(ADDRESS, EV_ID).reinterpret(Layouts.RDMA_CM_ID.size());
-        MemorySegment listenPtr = event.get(ADDRESS, EV_LISTEN_ID);
+        CmEventType type = CmEventType.of(event.get(JAVA_INT_UNALIGNED, EV_EVENT));
+        int status = event.get(JAVA_INT_UNALIGNED, EV_STATUS);
+        MemorySegment idPtr = event.get(ADDRESS_UNALIGNED, EV_ID).reinterpret(Layouts.RDMA_CM_ID.size());
+        MemorySegment listenPtr = event.get(ADDRESS_UNALIGNED, EV_LISTEN_ID);
         CmId id = ids.get(idPtr.address());
         if (id == null) {
             if (type != CmEventType.CONNECT_REQUEST) {
@@ -153,7 +155,7 @@ public final class CmEventChannel implements AutoCloseable {
         }
         CmId listenId = listenPtr.equals(MemorySegment.NULL) ? null : ids.get(listenPtr.address());
         MemorySegment param = event.asSlice(EV_PARAM);
-        boolean ud = idPtr.get(JAVA_INT, ID_QP_TYPE) == QpType.UD.value();
+        boolean ud = idPtr.get(JAVA_INT_UNALIGNED, ID_QP_TYPE) == QpType.UD.value();
         ConnParam conn = ud ? null : Decode.connParam(param);
         UdParam udParam = ud ? Decode.udParam(param) : null;
         return new CmEvent(type, status, id, listenId, conn, udParam);

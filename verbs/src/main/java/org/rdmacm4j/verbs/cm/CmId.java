@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs.cm;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -59,7 +61,7 @@ public final class CmId implements AutoCloseable {
     CmId(CmEventChannel channel, MemorySegment id, Ownership channelOwnership) {
         this.channel = channel;
         this.id = id;
-        this.portSpace = PortSpace.of(id.get(JAVA_INT, PS));
+        this.portSpace = PortSpace.of(id.get(JAVA_INT_UNALIGNED, PS));
         this.ownership = new Ownership("CmId(" + portSpace + ", 0x" + Long.toHexString(id.address()) + ")",
                 channelOwnership);
         ownership.watch(this);
@@ -200,10 +202,10 @@ public final class CmId implements AutoCloseable {
         try (Scratch arena = Scratch.open()) {
             CStruct l = Layouts.RDMA_CM_JOIN_MC_ATTR_EX;
             MemorySegment attr = arena.allocate(l.size(), l.alignment());
-            attr.set(ValueLayout.JAVA_INT, l.offset("comp_mask"),
+            attr.set(ValueLayout.JAVA_INT_UNALIGNED, l.offset("comp_mask"),
                     CmLib.RDMA_CM_JOIN_MC_ATTR_ADDRESS | CmLib.RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS);
-            attr.set(ValueLayout.JAVA_INT, l.offset("join_flags"), flag.value());
-            attr.set(ValueLayout.ADDRESS, l.offset("addr"), Sockaddrs.write(arena, group));
+            attr.set(ValueLayout.JAVA_INT_UNALIGNED, l.offset("join_flags"), flag.value());
+            attr.set(ValueLayout.ADDRESS_UNALIGNED, l.offset("addr"), Sockaddrs.write(arena, group));
             CmLib.joinMulticastEx(self, attr);
         }
     }
@@ -293,17 +295,17 @@ public final class CmId implements AutoCloseable {
 
     /** True once the id is bound to a device ({@code id->verbs} set). */
     public boolean hasDevice() {
-        return !open().get(ADDRESS, VERBS).equals(MemorySegment.NULL);
+        return !open().get(ADDRESS_UNALIGNED, VERBS).equals(MemorySegment.NULL);
     }
 
     /** {@code ibv_get_device_name(id->verbs->device)}, or null before the id is bound to a device. */
     public String deviceName() {
-        MemorySegment verbs = open().get(ADDRESS, VERBS);
+        MemorySegment verbs = open().get(ADDRESS_UNALIGNED, VERBS);
         if (verbs.equals(MemorySegment.NULL)) {
             return null;
         }
         MemorySegment device = verbs.reinterpret(Layouts.IBV_CONTEXT.size())
-                .get(ADDRESS, Layouts.IBV_CONTEXT.offset("device"));
+                .get(ADDRESS_UNALIGNED, Layouts.IBV_CONTEXT.offset("device"));
         return IbvLib.deviceName(device);
     }
 
@@ -313,7 +315,7 @@ public final class CmId implements AutoCloseable {
      * bound, librdmacm holds that context open (its device reference counts the id).
      */
     public long deviceHandle() {
-        return open().get(ADDRESS, VERBS).address();
+        return open().get(ADDRESS_UNALIGNED, VERBS).address();
     }
 
     /**
@@ -324,7 +326,7 @@ public final class CmId implements AutoCloseable {
      * device address).
      */
     public DeviceContext context() {
-        MemorySegment verbs = open().get(ADDRESS, VERBS);
+        MemorySegment verbs = open().get(ADDRESS_UNALIGNED, VERBS);
         if (verbs.equals(MemorySegment.NULL)) {
             throw new IllegalStateException(this + " is not bound to a device yet");
         }
@@ -344,14 +346,14 @@ public final class CmId implements AutoCloseable {
         MemorySegment self = open();
         Secrets.Ibv ibv = Secrets.ibv();
         MemorySegment pdSegment = ibv.segment(pd);
-        if (!self.get(ADDRESS, QP).equals(MemorySegment.NULL)) {
+        if (!self.get(ADDRESS_UNALIGNED, QP).equals(MemorySegment.NULL)) {
             throw new IllegalStateException(this + " already has a QP");
         }
         try (Scratch arena = Scratch.open()) {
             MemorySegment init = Secrets.allocate(arena, Layouts.IBV_QP_INIT_ATTR);
             Ownership[] deps = ibv.writeQpInitAttr(attrs, init);
             CmLib.createQp(self, pdSegment, init);
-            MemorySegment qp = self.get(ADDRESS, QP);
+            MemorySegment qp = self.get(ADDRESS_UNALIGNED, QP);
             Ownership[] parents = Arrays.copyOf(deps, deps.length + 2);
             parents[deps.length] = ibv.ownership(pd);
             parents[deps.length + 1] = ownership;

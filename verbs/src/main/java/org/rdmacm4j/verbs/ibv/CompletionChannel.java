@@ -1,5 +1,8 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -30,7 +33,7 @@ public final class CompletionChannel implements AutoCloseable {
     CompletionChannel(DeviceContext context, MemorySegment channel) {
         this.context = context;
         this.channel = channel;
-        this.fd = channel.get(JAVA_INT, Layouts.IBV_COMP_CHANNEL.offset("fd"));
+        this.fd = channel.get(JAVA_INT_UNALIGNED, Layouts.IBV_COMP_CHANNEL.offset("fd"));
         this.ownership = new Ownership("CompletionChannel(fd " + fd + ")", context.ownership());
         ownership.watch(this);
         // Out-parameters of ibv_get_cq_event, reused: no allocation per event; both in one
@@ -78,7 +81,7 @@ public final class CompletionChannel implements AutoCloseable {
             if (!IbvLib.getCqEvent(self, cqOut, ctxOut)) {
                 return null;
             }
-            long address = cqOut.get(ADDRESS, 0).address();
+            long address = cqOut.get(ADDRESS_UNALIGNED, 0).address();
             CompletionQueue cq = Registry.get(address, CompletionQueue.class);
             if (cq == null) {
                 throw new IllegalStateException("completion event for a CQ unknown to this JVM: 0x"
@@ -101,7 +104,7 @@ public final class CompletionChannel implements AutoCloseable {
             if (!IbvLib.getCqEvent(self, cqOut, ctxOut)) {
                 return false;
             }
-            long address = cqOut.get(JAVA_LONG, 0);
+            long address = cqOut.get(JAVA_LONG_UNALIGNED, 0);
             if (address != expected.segment().address()) {
                 throw new IllegalStateException("completion event for CQ 0x" + Long.toHexString(address)
                         + ", not for " + expected);

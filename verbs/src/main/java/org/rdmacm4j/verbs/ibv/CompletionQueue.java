@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -35,12 +37,12 @@ public final class CompletionQueue implements AutoCloseable {
     CompletionQueue(DeviceContext context, CompletionChannel channel, MemorySegment cq) {
         this.cq = cq;
         this.channel = channel;
-        MemorySegment ctx = cq.get(ADDRESS, Layouts.IBV_CQ.offset("context"));
+        MemorySegment ctx = cq.get(ADDRESS_UNALIGNED, Layouts.IBV_CQ.offset("context"));
         this.pollFn = OpsTable.op(ctx, "poll_cq");
         this.notifyFn = OpsTable.op(ctx, "req_notify_cq");
-        this.capacity = cq.get(JAVA_INT, Layouts.IBV_CQ.offset("cqe"));
+        this.capacity = cq.get(JAVA_INT_UNALIGNED, Layouts.IBV_CQ.offset("cqe"));
         this.ownership = new Ownership("CompletionQueue(cqe " + capacity + ", handle "
-                + cq.get(JAVA_INT, Layouts.IBV_CQ.offset("handle")) + ")",
+                + cq.get(JAVA_INT_UNALIGNED, Layouts.IBV_CQ.offset("handle")) + ")",
                 context.ownership(), channel == null ? null : channel.ownership());
         ownership.watch(this);
         Registry.put(cq.address(), this);

@@ -1,5 +1,9 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -43,7 +47,7 @@ public final class DeviceContext implements AutoCloseable {
     DeviceContext(MemorySegment context, boolean owned, String what, Ownership parent) {
         this.context = context.reinterpret(CTX.size());
         this.owned = owned;
-        this.deviceName = IbvLib.deviceName(this.context.get(ADDRESS, CTX.offset("device")));
+        this.deviceName = IbvLib.deviceName(this.context.get(ADDRESS_UNALIGNED, CTX.offset("device")));
         this.ownership = new Ownership(what + "(" + deviceName + ")", parent);
         ownership.watch(this);
     }
@@ -55,11 +59,11 @@ public final class DeviceContext implements AutoCloseable {
             MemorySegment n = arena.allocate(JAVA_INT);
             MemorySegment list = IbvLib.getDeviceList(n);
             try {
-                int count = n.get(JAVA_INT, 0);
+                int count = n.get(JAVA_INT_UNALIGNED, 0);
                 MemorySegment devices = list.reinterpret(ADDRESS.byteSize() * (count + 1L));
                 List<String> names = new ArrayList<>(count);
                 for (int i = 0; i < count; i++) {
-                    names.add(IbvLib.deviceName(devices.getAtIndex(ADDRESS, i)));
+                    names.add(IbvLib.deviceName(devices.getAtIndex(ADDRESS_UNALIGNED, i)));
                 }
                 return List.copyOf(names);
             } finally {
@@ -76,11 +80,11 @@ public final class DeviceContext implements AutoCloseable {
             MemorySegment n = arena.allocate(JAVA_INT);
             MemorySegment list = IbvLib.getDeviceList(n);
             try {
-                int count = n.get(JAVA_INT, 0);
+                int count = n.get(JAVA_INT_UNALIGNED, 0);
                 MemorySegment devices = list.reinterpret(ADDRESS.byteSize() * (count + 1L));
                 List<String> seen = new ArrayList<>();
                 for (int i = 0; i < count; i++) {
-                    MemorySegment dev = devices.getAtIndex(ADDRESS, i);
+                    MemorySegment dev = devices.getAtIndex(ADDRESS_UNALIGNED, i);
                     String devName = IbvLib.deviceName(dev);
                     if (name.equals(devName)) {
                         return new DeviceContext(IbvLib.openDevice(dev), true, "DeviceContext", null);
@@ -114,8 +118,8 @@ public final class DeviceContext implements AutoCloseable {
      * TIMEWAIT_EXIT, refusals as errno values). RoCE and InfiniBand devices report IBV_TRANSPORT_IB.
      */
     public boolean isIwarp() {
-        MemorySegment device = segment().get(ADDRESS, CTX.offset("device")).reinterpret(Layouts.IBV_DEVICE.size());
-        return device.get(JAVA_INT, Layouts.IBV_DEVICE.offset("transport_type")) == IBV_TRANSPORT_IWARP;
+        MemorySegment device = segment().get(ADDRESS_UNALIGNED, CTX.offset("device")).reinterpret(Layouts.IBV_DEVICE.size());
+        return device.get(JAVA_INT_UNALIGNED, Layouts.IBV_DEVICE.offset("transport_type")) == IBV_TRANSPORT_IWARP;
     }
 
     /** {@code IBV_TRANSPORT_IWARP} of {@code enum ibv_transport_type}. */
@@ -133,7 +137,7 @@ public final class DeviceContext implements AutoCloseable {
 
     /** {@code context->num_comp_vectors}. */
     public int completionVectors() {
-        return segment().get(JAVA_INT, CTX.offset("num_comp_vectors"));
+        return segment().get(JAVA_INT_UNALIGNED, CTX.offset("num_comp_vectors"));
     }
 
     /** {@code ibv_query_device}. */
@@ -143,14 +147,14 @@ public final class DeviceContext implements AutoCloseable {
             MemorySegment a = arena.allocate(DA.size(), DA.alignment());
             IbvLib.queryDevice(ctx, a);
             return new DeviceAttributes(a.asSlice(DA.offset("fw_ver"), 64).getString(0),
-                    a.get(JAVA_LONG, DA.offset("node_guid")), a.get(JAVA_LONG, DA.offset("sys_image_guid")),
-                    a.get(JAVA_LONG, DA.offset("max_mr_size")), a.get(JAVA_LONG, DA.offset("page_size_cap")),
+                    a.get(JAVA_LONG_UNALIGNED, DA.offset("node_guid")), a.get(JAVA_LONG_UNALIGNED, DA.offset("sys_image_guid")),
+                    a.get(JAVA_LONG_UNALIGNED, DA.offset("max_mr_size")), a.get(JAVA_LONG_UNALIGNED, DA.offset("page_size_cap")),
                     i(a, DA, "vendor_id"), i(a, DA, "vendor_part_id"), i(a, DA, "hw_ver"), i(a, DA, "max_qp"),
                     i(a, DA, "max_qp_wr"), i(a, DA, "device_cap_flags"), i(a, DA, "max_sge"), i(a, DA, "max_sge_rd"),
                     i(a, DA, "max_cq"), i(a, DA, "max_cqe"), i(a, DA, "max_mr"), i(a, DA, "max_pd"),
                     i(a, DA, "max_qp_rd_atom"), i(a, DA, "max_qp_init_rd_atom"), i(a, DA, "atomic_cap"),
                     i(a, DA, "max_ah"), i(a, DA, "max_srq"), i(a, DA, "max_srq_wr"), i(a, DA, "max_srq_sge"),
-                    Short.toUnsignedInt(a.get(JAVA_SHORT, DA.offset("max_pkeys"))),
+                    Short.toUnsignedInt(a.get(JAVA_SHORT_UNALIGNED, DA.offset("max_pkeys"))),
                     Decode.u8(a, DA.offset("local_ca_ack_delay")), Decode.u8(a, DA.offset("phys_port_cnt")));
         }
     }
@@ -212,12 +216,12 @@ public final class DeviceContext implements AutoCloseable {
 
     /** {@code context->cmd_fd}: the uverbs file every command of this context goes through. */
     public int cmdFd() {
-        return segment().get(JAVA_INT, CTX.offset("cmd_fd"));
+        return segment().get(JAVA_INT_UNALIGNED, CTX.offset("cmd_fd"));
     }
 
     /** {@code context->async_fd}, for poll/epoll. */
     public int asyncFd() {
-        return segment().get(JAVA_INT, CTX.offset("async_fd"));
+        return segment().get(JAVA_INT_UNALIGNED, CTX.offset("async_fd"));
     }
 
     /** Sets O_NONBLOCK on the async fd: {@link #getAsyncEvent()} then returns null when there is none. */
@@ -254,8 +258,8 @@ public final class DeviceContext implements AutoCloseable {
     }
 
     private static AsyncEvent decode(MemorySegment e) {
-        AsyncEventType type = AsyncEventType.of(e.get(JAVA_INT, AE.offset("event_type")));
-        MemorySegment element = e.get(ADDRESS, AE.offset("element"));
+        AsyncEventType type = AsyncEventType.of(e.get(JAVA_INT_UNALIGNED, AE.offset("event_type")));
+        MemorySegment element = e.get(ADDRESS_UNALIGNED, AE.offset("element"));
         return switch (type.element()) {
             case QP -> new AsyncEvent(type, Registry.get(element.address(), QueuePair.class), null, null, 0,
                     element.address());
@@ -264,7 +268,7 @@ public final class DeviceContext implements AutoCloseable {
             case SRQ -> new AsyncEvent(type, null, null, Registry.get(element.address(), SharedReceiveQueue.class),
                     0, element.address());
             case WQ -> new AsyncEvent(type, null, null, null, 0, element.address());
-            case PORT -> new AsyncEvent(type, null, null, null, e.get(JAVA_INT, AE.offset("element.port_num")), 0);
+            case PORT -> new AsyncEvent(type, null, null, null, e.get(JAVA_INT_UNALIGNED, AE.offset("element.port_num")), 0);
             case DEVICE -> new AsyncEvent(type, null, null, null, 0, 0);
         };
     }
@@ -292,7 +296,7 @@ public final class DeviceContext implements AutoCloseable {
     }
 
     private static int i(MemorySegment s, CStruct t, String field) {
-        return s.get(JAVA_INT, t.offset(field));
+        return s.get(JAVA_INT_UNALIGNED, t.offset(field));
     }
 
     static void checkPort(int port) {

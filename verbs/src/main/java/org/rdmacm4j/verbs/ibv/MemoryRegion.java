@@ -1,5 +1,6 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.MemorySegment;
@@ -21,8 +22,8 @@ public final class MemoryRegion implements AutoCloseable {
     MemoryRegion(ProtectionDomain pd, MemorySegment buffer, MemorySegment mr) {
         this.buffer = buffer;
         this.mr = mr;
-        this.lkey = mr.get(JAVA_INT, Layouts.IBV_MR.offset("lkey"));
-        this.rkey = mr.get(JAVA_INT, Layouts.IBV_MR.offset("rkey"));
+        this.lkey = mr.get(JAVA_INT_UNALIGNED, Layouts.IBV_MR.offset("lkey"));
+        this.rkey = mr.get(JAVA_INT_UNALIGNED, Layouts.IBV_MR.offset("rkey"));
         this.ownership = new Ownership("MemoryRegion(0x" + Long.toHexString(buffer.address()) + ", "
                 + buffer.byteSize() + " bytes, lkey 0x" + Integer.toHexString(lkey) + ")", pd.ownership());
         ownership.watch(this);

@@ -1,5 +1,6 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
@@ -24,7 +25,7 @@ public final class ProtectionDomain implements AutoCloseable {
         this.context = context;
         this.pd = pd;
         this.ownership = new Ownership("ProtectionDomain(" + context.deviceName() + ", handle "
-                + pd.get(JAVA_INT, Layouts.IBV_PD.offset("handle")) + ")", context.ownership());
+                + pd.get(JAVA_INT_UNALIGNED, Layouts.IBV_PD.offset("handle")) + ")", context.ownership());
         ownership.watch(this);
     }
 
@@ -111,9 +112,9 @@ public final class ProtectionDomain implements AutoCloseable {
             CStruct t = Layouts.IBV_SRQ_INIT_ATTR;
             MemorySegment a = arena.allocate(t.size(), t.alignment());
             a.fill((byte) 0);
-            a.set(JAVA_INT, t.offset("attr.max_wr"), maxWr);
-            a.set(JAVA_INT, t.offset("attr.max_sge"), maxSge);
-            a.set(JAVA_INT, t.offset("attr.srq_limit"), srqLimit);
+            a.set(JAVA_INT_UNALIGNED, t.offset("attr.max_wr"), maxWr);
+            a.set(JAVA_INT_UNALIGNED, t.offset("attr.max_sge"), maxSge);
+            a.set(JAVA_INT_UNALIGNED, t.offset("attr.srq_limit"), srqLimit);
             return new SharedReceiveQueue(this, IbvLib.createSrq(self, a), maxSge);
         }
     }

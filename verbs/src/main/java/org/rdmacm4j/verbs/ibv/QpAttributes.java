@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
@@ -162,18 +164,18 @@ public final class QpAttributes {
     /** Writes every field into a zeroed struct ibv_qp_attr (the mask says which ones count). */
     void write(MemorySegment a) {
         a.fill((byte) 0);
-        a.set(JAVA_INT, T_QP_STATE, state.value());
-        a.set(JAVA_INT, T_CUR_QP_STATE, currentState.value());
-        a.set(JAVA_INT, T_PATH_MTU, pathMtu.value());
-        a.set(JAVA_INT, T_QKEY, qkey);
-        a.set(JAVA_INT, T_RQ_PSN, rqPsn);
-        a.set(JAVA_INT, T_SQ_PSN, sqPsn);
-        a.set(JAVA_INT, T_DEST_QP_NUM, destQpNum);
-        a.set(JAVA_INT, T_QP_ACCESS_FLAGS, accessFlags);
+        a.set(JAVA_INT_UNALIGNED, T_QP_STATE, state.value());
+        a.set(JAVA_INT_UNALIGNED, T_CUR_QP_STATE, currentState.value());
+        a.set(JAVA_INT_UNALIGNED, T_PATH_MTU, pathMtu.value());
+        a.set(JAVA_INT_UNALIGNED, T_QKEY, qkey);
+        a.set(JAVA_INT_UNALIGNED, T_RQ_PSN, rqPsn);
+        a.set(JAVA_INT_UNALIGNED, T_SQ_PSN, sqPsn);
+        a.set(JAVA_INT_UNALIGNED, T_DEST_QP_NUM, destQpNum);
+        a.set(JAVA_INT_UNALIGNED, T_QP_ACCESS_FLAGS, accessFlags);
         if (ahAttr != null) {
             Decode.ahAttr(ahAttr, a.asSlice(T_AH_ATTR, Layouts.IBV_AH_ATTR.size()));
         }
-        a.set(JAVA_SHORT, T_PKEY_INDEX, (short) pkeyIndex);
+        a.set(JAVA_SHORT_UNALIGNED, T_PKEY_INDEX, (short) pkeyIndex);
         a.set(JAVA_BYTE, T_MAX_RD_ATOMIC, (byte) maxRdAtomic);
         a.set(JAVA_BYTE, T_MAX_DEST_RD_ATOMIC, (byte) maxDestRdAtomic);
         a.set(JAVA_BYTE, T_MIN_RNR_TIMER, (byte) minRnrTimer);
@@ -187,15 +189,15 @@ public final class QpAttributes {
     static QpAttributes read(MemorySegment a, int mask) {
         QpAttributes q = new QpAttributes();
         q.mask = mask;
-        q.state = QpState.of(a.get(JAVA_INT, T_QP_STATE));
-        q.currentState = QpState.of(a.get(JAVA_INT, T_CUR_QP_STATE));
-        int mtu = a.get(JAVA_INT, T_PATH_MTU);
+        q.state = QpState.of(a.get(JAVA_INT_UNALIGNED, T_QP_STATE));
+        q.currentState = QpState.of(a.get(JAVA_INT_UNALIGNED, T_CUR_QP_STATE));
+        int mtu = a.get(JAVA_INT_UNALIGNED, T_PATH_MTU);
         q.pathMtu = mtu == 0 ? Mtu.MTU_256 : Mtu.of(mtu);
-        q.qkey = a.get(JAVA_INT, T_QKEY);
-        q.rqPsn = a.get(JAVA_INT, T_RQ_PSN);
-        q.sqPsn = a.get(JAVA_INT, T_SQ_PSN);
-        q.destQpNum = a.get(JAVA_INT, T_DEST_QP_NUM);
-        q.accessFlags = a.get(JAVA_INT, T_QP_ACCESS_FLAGS);
+        q.qkey = a.get(JAVA_INT_UNALIGNED, T_QKEY);
+        q.rqPsn = a.get(JAVA_INT_UNALIGNED, T_RQ_PSN);
+        q.sqPsn = a.get(JAVA_INT_UNALIGNED, T_SQ_PSN);
+        q.destQpNum = a.get(JAVA_INT_UNALIGNED, T_DEST_QP_NUM);
+        q.accessFlags = a.get(JAVA_INT_UNALIGNED, T_QP_ACCESS_FLAGS);
         q.ahAttr = Decode.ahAttr(a.asSlice(T_AH_ATTR, Layouts.IBV_AH_ATTR.size()));
         q.pkeyIndex = Decode.u16(a, T_PKEY_INDEX);
         q.maxRdAtomic = Decode.u8(a, T_MAX_RD_ATOMIC);
@@ -205,11 +207,11 @@ public final class QpAttributes {
         q.timeout = Decode.u8(a, T_TIMEOUT);
         q.retryCount = Decode.u8(a, T_RETRY_CNT);
         q.rnrRetry = Decode.u8(a, T_RNR_RETRY);
-        q.maxSendWr = a.get(JAVA_INT, T_CAP_MAX_SEND_WR);
-        q.maxRecvWr = a.get(JAVA_INT, T_CAP_MAX_RECV_WR);
-        q.maxSendSge = a.get(JAVA_INT, T_CAP_MAX_SEND_SGE);
-        q.maxRecvSge = a.get(JAVA_INT, T_CAP_MAX_RECV_SGE);
-        q.maxInlineData = a.get(JAVA_INT, T_CAP_MAX_INLINE_DATA);
+        q.maxSendWr = a.get(JAVA_INT_UNALIGNED, T_CAP_MAX_SEND_WR);
+        q.maxRecvWr = a.get(JAVA_INT_UNALIGNED, T_CAP_MAX_RECV_WR);
+        q.maxSendSge = a.get(JAVA_INT_UNALIGNED, T_CAP_MAX_SEND_SGE);
+        q.maxRecvSge = a.get(JAVA_INT_UNALIGNED, T_CAP_MAX_RECV_SGE);
+        q.maxInlineData = a.get(JAVA_INT_UNALIGNED, T_CAP_MAX_INLINE_DATA);
         return q;
     }
 

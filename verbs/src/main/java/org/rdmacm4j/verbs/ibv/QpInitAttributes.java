@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -67,16 +69,16 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
     /** Writes the struct (zeroed first) and returns the ownerships the QP will depend on. */
     Ownership[] write(MemorySegment out) {
         out.fill((byte) 0);
-        out.set(ADDRESS, T_SEND_CQ, sendCq.segment());
-        out.set(ADDRESS, T_RECV_CQ, recvCq.segment());
-        out.set(ADDRESS, T_SRQ, srq == null ? MemorySegment.NULL : srq.segment());
-        out.set(JAVA_INT, T_CAP_MAX_SEND_WR, maxSendWr);
-        out.set(JAVA_INT, T_CAP_MAX_RECV_WR, maxRecvWr);
-        out.set(JAVA_INT, T_CAP_MAX_SEND_SGE, maxSendSge);
-        out.set(JAVA_INT, T_CAP_MAX_RECV_SGE, maxRecvSge);
-        out.set(JAVA_INT, T_CAP_MAX_INLINE_DATA, maxInlineData);
-        out.set(JAVA_INT, T_QP_TYPE, type.value());
-        out.set(JAVA_INT, T_SQ_SIG_ALL, signalAll ? 1 : 0);
+        out.set(ADDRESS_UNALIGNED, T_SEND_CQ, sendCq.segment());
+        out.set(ADDRESS_UNALIGNED, T_RECV_CQ, recvCq.segment());
+        out.set(ADDRESS_UNALIGNED, T_SRQ, srq == null ? MemorySegment.NULL : srq.segment());
+        out.set(JAVA_INT_UNALIGNED, T_CAP_MAX_SEND_WR, maxSendWr);
+        out.set(JAVA_INT_UNALIGNED, T_CAP_MAX_RECV_WR, maxRecvWr);
+        out.set(JAVA_INT_UNALIGNED, T_CAP_MAX_SEND_SGE, maxSendSge);
+        out.set(JAVA_INT_UNALIGNED, T_CAP_MAX_RECV_SGE, maxRecvSge);
+        out.set(JAVA_INT_UNALIGNED, T_CAP_MAX_INLINE_DATA, maxInlineData);
+        out.set(JAVA_INT_UNALIGNED, T_QP_TYPE, type.value());
+        out.set(JAVA_INT_UNALIGNED, T_SQ_SIG_ALL, signalAll ? 1 : 0);
         List<Ownership> deps = new ArrayList<>();
         deps.add(sendCq.ownership());
         if (recvCq != sendCq) {

@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -34,9 +36,9 @@ public final class QueuePair implements AutoCloseable {
 
     QueuePair(MemorySegment qp, QpInitAttributes attrs, Runnable destroy, Ownership... parents) {
         this.qp = qp.reinterpret(Layouts.IBV_QP.size());
-        this.type = QpType.of(this.qp.get(JAVA_INT, Layouts.IBV_QP.offset("qp_type")));
-        this.qpNum = this.qp.get(JAVA_INT, Layouts.IBV_QP.offset("qp_num"));
-        MemorySegment ctx = this.qp.get(ADDRESS, Layouts.IBV_QP.offset("context"));
+        this.type = QpType.of(this.qp.get(JAVA_INT_UNALIGNED, Layouts.IBV_QP.offset("qp_type")));
+        this.qpNum = this.qp.get(JAVA_INT_UNALIGNED, Layouts.IBV_QP.offset("qp_num"));
+        MemorySegment ctx = this.qp.get(ADDRESS_UNALIGNED, Layouts.IBV_QP.offset("context"));
         this.postSendFn = OpsTable.op(ctx, "post_send");
         this.postRecvFn = OpsTable.op(ctx, "post_recv");
         this.destroy = destroy;

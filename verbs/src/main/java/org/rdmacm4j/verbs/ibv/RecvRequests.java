@@ -1,5 +1,6 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.MemorySegment;
@@ -37,7 +38,7 @@ public final class RecvRequests implements AutoCloseable {
 
     /** Clears request {@code i} and sets its id (num_sge 0 until {@link #sge}). */
     public RecvRequests set(int i, long wrId) {
-        array.wrs.set(JAVA_LONG, array.clear(i) + WR_ID, wrId);
+        array.wrs.set(JAVA_LONG_UNALIGNED, array.clear(i) + WR_ID, wrId);
         return this;
     }
 

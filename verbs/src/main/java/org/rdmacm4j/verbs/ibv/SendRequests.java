@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -67,9 +69,9 @@ public final class SendRequests implements AutoCloseable {
     /** Clears request {@code i}, then sets its id, opcode and {@link SendFlags}. */
     public SendRequests set(int i, long wrId, WrOpcode opcode, int sendFlags) {
         long off = array.clear(i);
-        wrs.set(JAVA_LONG, off + WR_ID, wrId);
-        wrs.set(JAVA_INT, off + OPCODE, opcode.value());
-        wrs.set(JAVA_INT, off + SEND_FLAGS, sendFlags);
+        wrs.set(JAVA_LONG_UNALIGNED, off + WR_ID, wrId);
+        wrs.set(JAVA_INT_UNALIGNED, off + OPCODE, opcode.value());
+        wrs.set(JAVA_INT_UNALIGNED, off + SEND_FLAGS, sendFlags);
         return this;
     }
 
@@ -90,15 +92,15 @@ public final class SendRequests implements AutoCloseable {
 
     /** Immediate data (host order here; sent in network order) for *_WITH_IMM. */
     public SendRequests immData(int i, int imm) {
-        wrs.set(JAVA_INT, array.at(i) + IMM_DATA, Integer.reverseBytes(imm));
+        wrs.set(JAVA_INT_UNALIGNED, array.at(i) + IMM_DATA, Integer.reverseBytes(imm));
         return this;
     }
 
     /** Remote side of RDMA_WRITE(_WITH_IMM) and RDMA_READ. */
     public SendRequests rdma(int i, long remoteAddress, int rkey) {
         long off = array.at(i);
-        wrs.set(JAVA_LONG, off + RDMA_REMOTE_ADDR, remoteAddress);
-        wrs.set(JAVA_INT, off + RDMA_RKEY, rkey);
+        wrs.set(JAVA_LONG_UNALIGNED, off + RDMA_REMOTE_ADDR, remoteAddress);
+        wrs.set(JAVA_INT_UNALIGNED, off + RDMA_RKEY, rkey);
         return this;
     }
 
@@ -113,19 +115,19 @@ public final class SendRequests implements AutoCloseable {
                     + " is not 8-byte aligned");
         }
         long off = array.at(i);
-        wrs.set(JAVA_LONG, off + ATOMIC_REMOTE_ADDR, remoteAddress);
-        wrs.set(JAVA_LONG, off + ATOMIC_COMPARE_ADD, compareAdd);
-        wrs.set(JAVA_LONG, off + ATOMIC_SWAP, swap);
-        wrs.set(JAVA_INT, off + ATOMIC_RKEY, rkey);
+        wrs.set(JAVA_LONG_UNALIGNED, off + ATOMIC_REMOTE_ADDR, remoteAddress);
+        wrs.set(JAVA_LONG_UNALIGNED, off + ATOMIC_COMPARE_ADD, compareAdd);
+        wrs.set(JAVA_LONG_UNALIGNED, off + ATOMIC_SWAP, swap);
+        wrs.set(JAVA_INT_UNALIGNED, off + ATOMIC_RKEY, rkey);
         return this;
     }
 
     /** Destination of a UD send. The address handle must stay open until the send completes. */
     public SendRequests ud(int i, AddressHandle ah, int remoteQpn, int remoteQkey) {
         long off = array.at(i);
-        wrs.set(JAVA_LONG, off + UD_AH, ah.segment().address());
-        wrs.set(JAVA_INT, off + UD_REMOTE_QPN, remoteQpn);
-        wrs.set(JAVA_INT, off + UD_REMOTE_QKEY, remoteQkey);
+        wrs.set(JAVA_LONG_UNALIGNED, off + UD_AH, ah.segment().address());
+        wrs.set(JAVA_INT_UNALIGNED, off + UD_REMOTE_QPN, remoteQpn);
+        wrs.set(JAVA_INT_UNALIGNED, off + UD_REMOTE_QKEY, remoteQkey);
         return this;
     }
 

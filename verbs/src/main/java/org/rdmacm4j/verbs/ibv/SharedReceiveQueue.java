@@ -1,5 +1,6 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
@@ -24,7 +25,7 @@ public final class SharedReceiveQueue implements AutoCloseable {
 
     SharedReceiveQueue(ProtectionDomain pd, MemorySegment srq, int maxSge) {
         this.srq = srq;
-        this.postFn = OpsTable.op(srq.get(ADDRESS, Layouts.IBV_SRQ.offset("context")), "post_srq_recv");
+        this.postFn = OpsTable.op(srq.get(ADDRESS_UNALIGNED, Layouts.IBV_SRQ.offset("context")), "post_srq_recv");
         this.ownership = new Ownership("SharedReceiveQueue(0x" + Long.toHexString(srq.address()) + ", max_sge "
                 + maxSge + ")", pd.ownership());
         ownership.watch(this);

@@ -1,5 +1,8 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -81,33 +84,33 @@ public final class WorkCompletions implements AutoCloseable {
         return i * STRIDE;
     }
 
-    public long wrId(int i) { return array.get(JAVA_LONG, at(i) + WR_ID); }
+    public long wrId(int i) { return array.get(JAVA_LONG_UNALIGNED, at(i) + WR_ID); }
 
     public WcStatus status(int i) { return WcStatus.of(statusValue(i)); }
 
-    public int statusValue(int i) { return array.get(JAVA_INT, at(i) + STATUS); }
+    public int statusValue(int i) { return array.get(JAVA_INT_UNALIGNED, at(i) + STATUS); }
 
-    public WcOpcode opcode(int i) { return WcOpcode.of(array.get(JAVA_INT, at(i) + OPCODE)); }
+    public WcOpcode opcode(int i) { return WcOpcode.of(array.get(JAVA_INT_UNALIGNED, at(i) + OPCODE)); }
 
-    public int vendorError(int i) { return array.get(JAVA_INT, at(i) + VENDOR_ERR); }
+    public int vendorError(int i) { return array.get(JAVA_INT_UNALIGNED, at(i) + VENDOR_ERR); }
 
-    public int byteLength(int i) { return array.get(JAVA_INT, at(i) + BYTE_LEN); }
+    public int byteLength(int i) { return array.get(JAVA_INT_UNALIGNED, at(i) + BYTE_LEN); }
 
     /** Immediate data in host order (C: network order, valid with {@link WcFlags#WITH_IMM}). */
-    public int immData(int i) { return Integer.reverseBytes(array.get(JAVA_INT, at(i) + IMM_DATA)); }
+    public int immData(int i) { return Integer.reverseBytes(array.get(JAVA_INT_UNALIGNED, at(i) + IMM_DATA)); }
 
     /** The invalidated rkey (same union as imm_data, valid with {@link WcFlags#WITH_INV}). */
-    public int invalidatedRkey(int i) { return array.get(JAVA_INT, at(i) + IMM_DATA); }
+    public int invalidatedRkey(int i) { return array.get(JAVA_INT_UNALIGNED, at(i) + IMM_DATA); }
 
-    public int qpNum(int i) { return array.get(JAVA_INT, at(i) + QP_NUM); }
+    public int qpNum(int i) { return array.get(JAVA_INT_UNALIGNED, at(i) + QP_NUM); }
 
-    public int srcQp(int i) { return array.get(JAVA_INT, at(i) + SRC_QP); }
+    public int srcQp(int i) { return array.get(JAVA_INT_UNALIGNED, at(i) + SRC_QP); }
 
-    public int flags(int i) { return array.get(JAVA_INT, at(i) + WC_FLAGS); }
+    public int flags(int i) { return array.get(JAVA_INT_UNALIGNED, at(i) + WC_FLAGS); }
 
-    public int pkeyIndex(int i) { return Short.toUnsignedInt(array.get(JAVA_SHORT, at(i) + PKEY_INDEX)); }
+    public int pkeyIndex(int i) { return Short.toUnsignedInt(array.get(JAVA_SHORT_UNALIGNED, at(i) + PKEY_INDEX)); }
 
-    public int slid(int i) { return Short.toUnsignedInt(array.get(JAVA_SHORT, at(i) + SLID)); }
+    public int slid(int i) { return Short.toUnsignedInt(array.get(JAVA_SHORT_UNALIGNED, at(i) + SLID)); }
 
     public int sl(int i) { return Byte.toUnsignedInt(array.get(JAVA_BYTE, at(i) + SL)); }
 

@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs.ibv;
 
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -75,7 +77,7 @@ final class WorkRequestArray {
         // launchers' flags) each VarHandle store keeps its bounds and alignment checks, and this
         // runs on every post (the message round-trip profile, docs/benchmarks.md).
         MemorySegment.copy(zero, 0, wrs, off, stride);
-        wrs.set(JAVA_LONG, off + sgList, sges.address() + (long) i * maxSge * SGE_STRIDE);
+        wrs.set(JAVA_LONG_UNALIGNED, off + sgList, sges.address() + (long) i * maxSge * SGE_STRIDE);
         return off;
     }
 
@@ -87,11 +89,11 @@ final class WorkRequestArray {
         }
         checkArgument(length >= 0, "length %s is negative", length);
         long s = ((long) i * maxSge + j) * SGE_STRIDE;
-        sges.set(JAVA_LONG, s + SGE_ADDR, address);
-        sges.set(JAVA_INT, s + SGE_LENGTH, length);
-        sges.set(JAVA_INT, s + SGE_LKEY, lkey);
-        if (wrs.get(JAVA_INT, off + numSge) < j + 1) {
-            wrs.set(JAVA_INT, off + numSge, j + 1);
+        sges.set(JAVA_LONG_UNALIGNED, s + SGE_ADDR, address);
+        sges.set(JAVA_INT_UNALIGNED, s + SGE_LENGTH, length);
+        sges.set(JAVA_INT_UNALIGNED, s + SGE_LKEY, lkey);
+        if (wrs.get(JAVA_INT_UNALIGNED, off + numSge) < j + 1) {
+            wrs.set(JAVA_INT_UNALIGNED, off + numSge, j + 1);
         }
     }
 
@@ -109,14 +111,14 @@ final class WorkRequestArray {
         checkArgument(count >= 1 && count <= capacity, "count %s is outside 1..%s", count, capacity);
         long base = wrs.address();
         for (int k = 0; k < count - 1; k++) {
-            wrs.set(JAVA_LONG, k * stride + next, base + (k + 1) * stride);
+            wrs.set(JAVA_LONG_UNALIGNED, k * stride + next, base + (k + 1) * stride);
         }
-        wrs.set(JAVA_LONG, (count - 1) * stride + next, 0L);
+        wrs.set(JAVA_LONG_UNALIGNED, (count - 1) * stride + next, 0L);
     }
 
     /** Index of the request bad_wr points at, or -1. */
     int badIndex() {
-        long p = badWr.get(JAVA_LONG, 0);
+        long p = badWr.get(JAVA_LONG_UNALIGNED, 0);
         return p == 0 ? -1 : (int) ((p - wrs.address()) / stride);
     }
 

@@ -1,5 +1,6 @@
 package org.rdmacm4j.verbs.internal;
 
+import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -207,7 +208,7 @@ public final class CmLib {
             MemorySegment st = Errno.state();
             int rc = (int) CreateId.H.invokeExact(st, ch, out, MemorySegment.NULL, portSpace);
             Native.checkErrno("rdma_create_id", rc, st);
-            return out.get(ADDRESS, 0).reinterpret(Layouts.RDMA_CM_ID.size());
+            return out.get(ADDRESS_UNALIGNED, 0).reinterpret(Layouts.RDMA_CM_ID.size());
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -376,7 +377,7 @@ public final class CmLib {
                 }
                 throw Native.errnoFailure("rdma_get_cm_event", st);
             }
-            return out.get(ADDRESS, 0).reinterpret(Layouts.RDMA_CM_EVENT.size());
+            return out.get(ADDRESS_UNALIGNED, 0).reinterpret(Layouts.RDMA_CM_EVENT.size());
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }

@@ -1,5 +1,8 @@
 package org.rdmacm4j.verbs.internal;
 
+import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -60,22 +63,22 @@ public final class Decode {
     }
 
     public static int u16(MemorySegment s, long offset) {
-        return Short.toUnsignedInt(s.get(JAVA_SHORT, offset));
+        return Short.toUnsignedInt(s.get(JAVA_SHORT_UNALIGNED, offset));
     }
 
     public static ConnParam connParam(MemorySegment p) {
         return new ConnParam(
-                bytes(p.get(ADDRESS, CP_PRIVATE_DATA), u8(p, CP_PRIVATE_DATA_LEN)),
+                bytes(p.get(ADDRESS_UNALIGNED, CP_PRIVATE_DATA), u8(p, CP_PRIVATE_DATA_LEN)),
                 u8(p, CP_RESPONDER_RESOURCES), u8(p, CP_INITIATOR_DEPTH),
                 u8(p, CP_FLOW_CONTROL), u8(p, CP_RETRY_COUNT),
-                u8(p, CP_RNR_RETRY_COUNT), u8(p, CP_SRQ), p.get(JAVA_INT, CP_QP_NUM));
+                u8(p, CP_RNR_RETRY_COUNT), u8(p, CP_SRQ), p.get(JAVA_INT_UNALIGNED, CP_QP_NUM));
     }
 
     /** Writes {@code c} into a zeroed rdma_conn_param; {@code data} holds the private data bytes. */
     public static void connParam(ConnParam c, MemorySegment p, MemorySegment data) {
         byte[] pd = c.privateData();
         MemorySegment.copy(pd, 0, data, JAVA_BYTE, 0, pd.length);
-        p.set(ADDRESS, CP_PRIVATE_DATA, pd.length == 0 ? MemorySegment.NULL : data);
+        p.set(ADDRESS_UNALIGNED, CP_PRIVATE_DATA, pd.length == 0 ? MemorySegment.NULL : data);
         p.set(JAVA_BYTE, CP_PRIVATE_DATA_LEN, (byte) pd.length);
         p.set(JAVA_BYTE, CP_RESPONDER_RESOURCES, (byte) c.responderResources());
         p.set(JAVA_BYTE, CP_INITIATOR_DEPTH, (byte) c.initiatorDepth());
@@ -83,14 +86,14 @@ public final class Decode {
         p.set(JAVA_BYTE, CP_RETRY_COUNT, (byte) c.retryCount());
         p.set(JAVA_BYTE, CP_RNR_RETRY_COUNT, (byte) c.rnrRetryCount());
         p.set(JAVA_BYTE, CP_SRQ, (byte) c.srq());
-        p.set(JAVA_INT, CP_QP_NUM, c.qpNum());
+        p.set(JAVA_INT_UNALIGNED, CP_QP_NUM, c.qpNum());
     }
 
     public static UdParam udParam(MemorySegment p) {
         return new UdParam(
-                bytes(p.get(ADDRESS, UP_PRIVATE_DATA), u8(p, UP_PRIVATE_DATA_LEN)),
+                bytes(p.get(ADDRESS_UNALIGNED, UP_PRIVATE_DATA), u8(p, UP_PRIVATE_DATA_LEN)),
                 ahAttr(p.asSlice(UP_AH_ATTR, AH.size())),
-                p.get(JAVA_INT, UP_QP_NUM), p.get(JAVA_INT, UP_QKEY));
+                p.get(JAVA_INT_UNALIGNED, UP_QP_NUM), p.get(JAVA_INT_UNALIGNED, UP_QKEY));
     }
 
     /** A GID's two halves: big-endian 64-bit values at any alignment. */
@@ -108,7 +111,7 @@ public final class Decode {
     }
 
     public static AhAttributes ahAttr(MemorySegment a) {
-        return new AhAttributes(gid(a, AH_GRH_DGID), a.get(JAVA_INT, AH_GRH_FLOW_LABEL),
+        return new AhAttributes(gid(a, AH_GRH_DGID), a.get(JAVA_INT_UNALIGNED, AH_GRH_FLOW_LABEL),
                 u8(a, AH_GRH_SGID_INDEX), u8(a, AH_GRH_HOP_LIMIT),
                 u8(a, AH_GRH_TRAFFIC_CLASS), u16(a, AH_DLID), u8(a, AH_SL),
                 u8(a, AH_SRC_PATH_BITS), u8(a, AH_STATIC_RATE), u8(a, AH_IS_GLOBAL) != 0,
@@ -118,11 +121,11 @@ public final class Decode {
     /** Writes {@code h} into the ibv_ah_attr at {@code a} (which the caller zeroed). */
     public static void ahAttr(AhAttributes h, MemorySegment a) {
         gid(h.dgid(), a, AH_GRH_DGID);
-        a.set(JAVA_INT, AH_GRH_FLOW_LABEL, h.flowLabel());
+        a.set(JAVA_INT_UNALIGNED, AH_GRH_FLOW_LABEL, h.flowLabel());
         a.set(JAVA_BYTE, AH_GRH_SGID_INDEX, (byte) h.sgidIndex());
         a.set(JAVA_BYTE, AH_GRH_HOP_LIMIT, (byte) h.hopLimit());
         a.set(JAVA_BYTE, AH_GRH_TRAFFIC_CLASS, (byte) h.trafficClass());
-        a.set(JAVA_SHORT, AH_DLID, (short) h.dlid());
+        a.set(JAVA_SHORT_UNALIGNED, AH_DLID, (short) h.dlid());
         a.set(JAVA_BYTE, AH_SL, (byte) h.sl());
         a.set(JAVA_BYTE, AH_SRC_PATH_BITS, (byte) h.srcPathBits());
         a.set(JAVA_BYTE, AH_STATIC_RATE, (byte) h.staticRate());

@@ -1,5 +1,6 @@
 package org.rdmacm4j.verbs.internal;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -42,11 +43,13 @@ public final class Errno {
                 Libraries.libc().findOrThrow("strerror"), FunctionDescriptor.of(ADDRESS, JAVA_INT));
     }
 
-    /** This thread's capture segment; pass it as the first argument of a capturing handle. */
+    /**
+     * This thread's capture segment; pass it as the first argument of a capturing handle. Not
+     * cleared: the linker writes the thread's errno into it after every capturing call (clearing the
+     * segment never cleared the thread's errno), and errno is read only after a call that failed.
+     */
     public static MemorySegment state() {
-        MemorySegment s = STATE.get();
-        s.set(JAVA_INT, ERRNO, 0);
-        return s;
+        return STATE.get();
     }
 
     /** A fresh capture segment (benchmarks, tests). */
@@ -56,7 +59,7 @@ public final class Errno {
 
     /** errno as saved by the last capturing call that used {@code state}. */
     public static int read(MemorySegment state) {
-        return state.get(JAVA_INT, ERRNO);
+        return state.get(JAVA_INT_UNALIGNED, ERRNO);
     }
 
     /**

@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs.internal;
 
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -275,18 +277,18 @@ public final class IbvLib {
      * context is extended, the provider's verbs_context is large enough to hold it, and it is set.
      */
     static MemorySegment extendedOp(MemorySegment ctx, long opOffset) {
-        long abi = ctx.get(ADDRESS, Layouts.IBV_CONTEXT.offset("abi_compat")).address();
+        long abi = ctx.get(ADDRESS_UNALIGNED, Layouts.IBV_CONTEXT.offset("abi_compat")).address();
         if (abi != VERBS_ABI_IS_EXTENDED) {
             return null;
         }
         long contextOffset = Layouts.VERBS_CONTEXT.offset("context");
         MemorySegment vctx = MemorySegment.ofAddress(ctx.address() - contextOffset)
                 .reinterpret(Layouts.VERBS_CONTEXT.size());
-        long sz = vctx.get(JAVA_LONG, Layouts.VERBS_CONTEXT.offset("sz"));
+        long sz = vctx.get(JAVA_LONG_UNALIGNED, Layouts.VERBS_CONTEXT.offset("sz"));
         if (sz < Layouts.VERBS_CONTEXT.size() - opOffset) {
             return null;
         }
-        MemorySegment op = vctx.get(ADDRESS, opOffset);
+        MemorySegment op = vctx.get(ADDRESS_UNALIGNED, opOffset);
         return op.equals(MemorySegment.NULL) ? null : op;
     }
 

@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs.internal;
 
+import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -94,9 +96,9 @@ public final class Libc {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment pfd = arena.allocate(POLLFD.size(), POLLFD.alignment());
             while (true) {
-                pfd.set(JAVA_INT, POLLFD.offset("fd"), fd);
-                pfd.set(JAVA_SHORT, POLLFD.offset("events"), POLLIN);
-                pfd.set(JAVA_SHORT, POLLFD.offset("revents"), (short) 0);
+                pfd.set(JAVA_INT_UNALIGNED, POLLFD.offset("fd"), fd);
+                pfd.set(JAVA_SHORT_UNALIGNED, POLLFD.offset("events"), POLLIN);
+                pfd.set(JAVA_SHORT_UNALIGNED, POLLFD.offset("revents"), (short) 0);
                 long leftMs = Math.max(0, (deadline - System.nanoTime() + 999_999) / 1_000_000L);
                 MemorySegment st = Errno.state();
                 int rc = (int) Poll.H.invokeExact(st, pfd, 1L, (int) Math.min(leftMs, Integer.MAX_VALUE));

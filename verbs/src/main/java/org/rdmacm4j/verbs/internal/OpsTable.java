@@ -1,5 +1,6 @@
 package org.rdmacm4j.verbs.internal;
 
+import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
@@ -38,7 +39,7 @@ public final class OpsTable {
     /** {@code context->ops.<name>}; a NULL pointer means the provider lacks the op. */
     public static MemorySegment op(MemorySegment context, String name) {
         MemorySegment ctx = context.reinterpret(Layouts.IBV_CONTEXT.size());
-        MemorySegment fn = ctx.get(ADDRESS, OPS + Layouts.IBV_CONTEXT_OPS.offset(name));
+        MemorySegment fn = ctx.get(ADDRESS_UNALIGNED, OPS + Layouts.IBV_CONTEXT_OPS.offset(name));
         if (fn.equals(MemorySegment.NULL)) {
             throw new UnsupportedOperationException("the provider has no " + name + " op");
         }

@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs.internal;
 
+import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -50,15 +52,15 @@ public final class Sockaddrs {
         s.fill((byte) 0);
         InetAddress ip = a.getAddress();
         if (ip instanceof Inet4Address) {
-            s.set(JAVA_SHORT, IN_FAMILY, AF_INET);
+            s.set(JAVA_SHORT_UNALIGNED, IN_FAMILY, AF_INET);
             s.set(BE16, IN_PORT, (short) a.getPort());
             MemorySegment.copy(ip.getAddress(), 0, s, JAVA_BYTE, IN_ADDR, 4);
         } else if (ip instanceof Inet6Address v6) {
-            s.set(JAVA_SHORT, 0, AF_INET6);
+            s.set(JAVA_SHORT_UNALIGNED, 0, AF_INET6);
             s.set(BE16, IN6_PORT, (short) a.getPort());
             s.set(BE32, IN6_FLOW, 0);
             MemorySegment.copy(ip.getAddress(), 0, s, JAVA_BYTE, IN6_ADDR, 16);
-            s.set(JAVA_INT, IN6_SCOPE, v6.getScopeId());
+            s.set(JAVA_INT_UNALIGNED, IN6_SCOPE, v6.getScopeId());
         } else {
             throw new IllegalArgumentException("unsupported address family: " + a);
         }
@@ -67,7 +69,7 @@ public final class Sockaddrs {
 
     /** Reads a sockaddr (AF_INET or AF_INET6); null for AF_UNSPEC (nothing bound/resolved yet) or AF_IB. */
     public static InetSocketAddress read(MemorySegment sa) {
-        short family = sa.get(JAVA_SHORT, 0);
+        short family = sa.get(JAVA_SHORT_UNALIGNED, 0);
         try {
             if (family == AF_INET) {
                 byte[] b = new byte[4];
@@ -77,7 +79,7 @@ public final class Sockaddrs {
             if (family == AF_INET6) {
                 byte[] b = new byte[16];
                 MemorySegment.copy(sa, JAVA_BYTE, IN6_ADDR, b, 0, 16);
-                int scope = sa.get(JAVA_INT, IN6_SCOPE);
+                int scope = sa.get(JAVA_INT_UNALIGNED, IN6_SCOPE);
                 InetAddress ip = scope != 0 ? Inet6Address.getByAddress(null, b, scope) : InetAddress.getByAddress(b);
                 return new InetSocketAddress(ip, Short.toUnsignedInt(sa.get(BE16, IN6_PORT)));
             }

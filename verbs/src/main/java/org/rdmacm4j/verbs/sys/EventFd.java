@@ -1,5 +1,6 @@
 package org.rdmacm4j.verbs.sys;
 
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
@@ -31,7 +32,7 @@ public final class EventFd implements AutoCloseable {
     private static final MemorySegment ONE = Arena.global().allocate(JAVA_LONG);
 
     static {
-        ONE.set(JAVA_LONG, 0, 1L);
+        ONE.set(JAVA_LONG_UNALIGNED, 0, 1L);
     }
 
     private final int fd;
@@ -88,7 +89,7 @@ public final class EventFd implements AutoCloseable {
             while (true) {
                 long n = SysLib.read(fd, counter, 8);
                 if (n == 8) {
-                    return counter.get(JAVA_LONG, 0);
+                    return counter.get(JAVA_LONG_UNALIGNED, 0);
                 }
                 if (n == -Libc.EAGAIN) {
                     return 0;
