@@ -1,9 +1,9 @@
 package org.rdmacm4j.verbs.cm;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
-import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -14,7 +14,6 @@ import org.rdmacm4j.verbs.internal.CmLib;
 import org.rdmacm4j.verbs.internal.Ownership;
 import org.rdmacm4j.verbs.internal.Scratch;
 import org.rdmacm4j.verbs.internal.Secrets;
-
 /**
  * {@code rdma_get_devices}: the device contexts librdmacm itself uses for its ids, as borrowed
  * views. A PD allocated here can serve every id on that device ({@code rdma_create_qp} needs

@@ -1,11 +1,10 @@
 package org.rdmacm4j.verbs.cm;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
-import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static com.google.common.base.Preconditions.checkArgument;
-import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SegmentAllocator;
@@ -27,7 +26,6 @@ import org.rdmacm4j.verbs.ibv.DeviceContext;
 import org.rdmacm4j.verbs.ibv.ProtectionDomain;
 import org.rdmacm4j.verbs.ibv.QpInitAttributes;
 import org.rdmacm4j.verbs.ibv.QueuePair;
-
 /**
  * One {@code struct rdma_cm_id}: made by {@link CmEventChannel#createId} or delivered by a
  * CONNECT_REQUEST event. Its events arrive on its channel.

@@ -1,10 +1,8 @@
 package org.rdmacm4j.verbs.ibv;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
-import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static com.google.common.base.Preconditions.checkArgument;
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 
 import java.lang.foreign.MemorySegment;
 import org.rdmacm4j.verbs.RdmaException;
@@ -14,7 +12,6 @@ import org.rdmacm4j.verbs.internal.Native;
 import org.rdmacm4j.verbs.internal.OpsTable;
 import org.rdmacm4j.verbs.internal.Ownership;
 import org.rdmacm4j.verbs.internal.Registry;
-
 /**
  * A completion queue ({@code struct ibv_cq}). {@link #poll} and {@link #requestNotify} go
  * through the context's ops table as the verbs.h inlines do, and allocate nothing.

@@ -1,13 +1,11 @@
 package org.rdmacm4j.verbs.ibv;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.MemorySegment;
 import org.rdmacm4j.verbs.internal.IbvLib;
 import org.rdmacm4j.verbs.internal.Layouts;
 import org.rdmacm4j.verbs.internal.Ownership;
-
 /**
  * A registered memory region ({@code struct ibv_mr}) over a native {@link MemorySegment}.
  * The keys are read once at registration. Any thread may read them; close on the owner's thread.

@@ -1,16 +1,13 @@
 package org.rdmacm4j.verbs.ibv;
 
-import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
 import java.lang.foreign.MemorySegment;
 import org.rdmacm4j.verbs.internal.CStruct;
 import org.rdmacm4j.verbs.internal.Decode;
 import org.rdmacm4j.verbs.internal.Layouts;
-
 /**
  * {@code struct ibv_qp_attr} plus its mask: each setter records its {@link QpAttrMask} bit, so
  * {@link QueuePair#modify} passes exactly the fields that were set. Also what

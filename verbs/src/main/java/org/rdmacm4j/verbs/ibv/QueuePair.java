@@ -1,10 +1,8 @@
 package org.rdmacm4j.verbs.ibv;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
-import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static com.google.common.base.Preconditions.checkArgument;
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 
 import java.lang.foreign.MemorySegment;
 import org.rdmacm4j.verbs.RdmaException;
@@ -15,7 +13,6 @@ import org.rdmacm4j.verbs.internal.OpsTable;
 import org.rdmacm4j.verbs.internal.Ownership;
 import org.rdmacm4j.verbs.internal.Registry;
 import org.rdmacm4j.verbs.internal.Scratch;
-
 /**
  * A queue pair ({@code struct ibv_qp}), made by {@link ProtectionDomain#createQp} (closed with
  * ibv_destroy_qp) or by rdma_create_qp on a {@code CmId} (closed with rdma_destroy_qp). It

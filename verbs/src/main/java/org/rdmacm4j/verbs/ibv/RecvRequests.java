@@ -1,12 +1,10 @@
 package org.rdmacm4j.verbs.ibv;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.MemorySegment;
 import org.rdmacm4j.verbs.internal.CStruct;
 import org.rdmacm4j.verbs.internal.Layouts;
-
 /**
  * Pre-laid-out {@code struct ibv_recv_wr} array with scatter/gather entries, reused for every
  * {@link QueuePair#postRecv} / {@link SharedReceiveQueue#postRecv}: allocation-free.

@@ -1,16 +1,14 @@
 package org.rdmacm4j.verbs.ibv;
 
-import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static com.google.common.base.Preconditions.checkArgument;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.rdmacm4j.verbs.internal.CStruct;
 import org.rdmacm4j.verbs.internal.Layouts;
-
 /**
  * The native side shared by {@link SendRequests} and {@link RecvRequests}: an array of
  * {@code capacity} work requests of one C type, each with its own {@code maxSge} scatter/gather

@@ -1,13 +1,10 @@
 package org.rdmacm4j.verbs.internal;
 
-import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -16,7 +13,6 @@ import org.rdmacm4j.verbs.cm.ConnParam;
 import org.rdmacm4j.verbs.cm.UdParam;
 import org.rdmacm4j.verbs.ibv.AhAttributes;
 import org.rdmacm4j.verbs.ibv.Gid;
-
 /** Copies native structs into the public immutable records, and back. Any thread. */
 public final class Decode {
     private Decode() { }

@@ -1,7 +1,7 @@
 package org.rdmacm4j.verbs.sys;
 
-import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -11,7 +11,6 @@ import org.rdmacm4j.verbs.internal.Libc;
 import org.rdmacm4j.verbs.internal.Native;
 import org.rdmacm4j.verbs.internal.Ownership;
 import org.rdmacm4j.verbs.internal.SysLib;
-
 /**
  * An eventfd ({@code eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)}, counter mode): the way other
  * threads wake a thread that waits in {@link Epoll#await}. {@link #signal()} adds 1 to the
