@@ -7,12 +7,11 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.rdmacm4j.cm.core.internal.Dispatcher;
 import org.rdmacm4j.cm.core.internal.NativePort;
+import org.rdmacm4j.cm.core.internal.loop.CallbackThreads;
 import org.rdmacm4j.cm.core.internal.nativeport.VerbsCmPort;
 import org.rdmacm4j.cm.statemachine.Transport;
 import org.rdmacm4j.verbs.Rdma;
@@ -43,7 +42,7 @@ import org.rdmacm4j.verbs.RdmaException;
  */
 public final class RdmaCm implements AutoCloseable {
     private final Dispatcher dispatcher;
-    private final ExecutorService ownedExecutor;
+    private final CallbackThreads ownedExecutor;
     private final Builder config;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final String name;
@@ -52,7 +51,7 @@ public final class RdmaCm implements AutoCloseable {
         this.config = b;
         this.name = name;
         this.ownedExecutor = b.executor == null
-                ? Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name(name + "-callback-", 0).factory())
+                ? new CallbackThreads(name + "-callback")
                 : null;
         Executor callbacks = b.executor != null ? b.executor : ownedExecutor;
         this.dispatcher = new Dispatcher(port, callbacks, System::nanoTime,

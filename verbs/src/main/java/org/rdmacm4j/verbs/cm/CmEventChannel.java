@@ -140,7 +140,7 @@ public final class CmEventChannel implements AutoCloseable {
     private CmEvent copy(MemorySegment event) {
         CmEventType type = CmEventType.of(event.get(JAVA_INT_UNALIGNED, EV_EVENT));
         int status = event.get(JAVA_INT_UNALIGNED, EV_STATUS);
-        MemorySegment idPtr = event.get(ADDRESS_UNALIGNED, EV_ID).reinterpret(Layouts.RDMA_CM_ID.size());
+        MemorySegment idPtr = event.get(Layouts.RDMA_CM_ID.pointerField(), EV_ID);
         MemorySegment listenPtr = event.get(ADDRESS_UNALIGNED, EV_LISTEN_ID);
         CmId id = ids.get(idPtr.address());
         if (id == null) {

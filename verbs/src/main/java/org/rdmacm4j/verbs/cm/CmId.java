@@ -351,7 +351,7 @@ public final class CmId implements AutoCloseable {
             MemorySegment init = Secrets.allocate(arena, Layouts.IBV_QP_INIT_ATTR);
             Ownership[] deps = ibv.writeQpInitAttr(attrs, init);
             CmLib.createQp(self, pdSegment, init);
-            MemorySegment qp = self.get(ADDRESS_UNALIGNED, QP);
+            MemorySegment qp = self.get(Layouts.IBV_QP.pointerField(), QP);
             Ownership[] parents = Arrays.copyOf(deps, deps.length + 2);
             parents[deps.length] = ibv.ownership(pd);
             parents[deps.length + 1] = ownership;

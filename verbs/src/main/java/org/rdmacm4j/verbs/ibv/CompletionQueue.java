@@ -1,7 +1,6 @@
 package org.rdmacm4j.verbs.ibv;
 
 import static com.google.common.base.Preconditions.checkArgument;
-import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 
 import java.lang.foreign.MemorySegment;
@@ -34,7 +33,7 @@ public final class CompletionQueue implements AutoCloseable {
     CompletionQueue(DeviceContext context, CompletionChannel channel, MemorySegment cq) {
         this.cq = cq;
         this.channel = channel;
-        MemorySegment ctx = cq.get(ADDRESS_UNALIGNED, Layouts.IBV_CQ.offset("context"));
+        MemorySegment ctx = cq.get(Layouts.IBV_CONTEXT.pointerField(), Layouts.IBV_CQ.offset("context"));
         this.pollFn = OpsTable.op(ctx, "poll_cq");
         this.notifyFn = OpsTable.op(ctx, "req_notify_cq");
         this.capacity = cq.get(JAVA_INT_UNALIGNED, Layouts.IBV_CQ.offset("cqe"));

@@ -1,7 +1,6 @@
 package org.rdmacm4j.verbs.ibv;
 
 import static com.google.common.base.Preconditions.checkArgument;
-import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 
 import java.lang.foreign.MemorySegment;
@@ -32,10 +31,11 @@ public final class QueuePair implements AutoCloseable {
     private final Runnable destroy;
 
     QueuePair(MemorySegment qp, QpInitAttributes attrs, Runnable destroy, Ownership... parents) {
-        this.qp = qp.reinterpret(Layouts.IBV_QP.size());
+        // Sized already when read through IBV_QP.pointerField() (CmId): no restricted call then.
+        this.qp = qp.byteSize() >= Layouts.IBV_QP.size() ? qp : qp.reinterpret(Layouts.IBV_QP.size());
         this.type = QpType.of(this.qp.get(JAVA_INT_UNALIGNED, Layouts.IBV_QP.offset("qp_type")));
         this.qpNum = this.qp.get(JAVA_INT_UNALIGNED, Layouts.IBV_QP.offset("qp_num"));
-        MemorySegment ctx = this.qp.get(ADDRESS_UNALIGNED, Layouts.IBV_QP.offset("context"));
+        MemorySegment ctx = this.qp.get(Layouts.IBV_CONTEXT.pointerField(), Layouts.IBV_QP.offset("context"));
         this.postSendFn = OpsTable.op(ctx, "post_send");
         this.postRecvFn = OpsTable.op(ctx, "post_recv");
         this.destroy = destroy;

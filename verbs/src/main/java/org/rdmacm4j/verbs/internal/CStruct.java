@@ -3,6 +3,7 @@ package org.rdmacm4j.verbs.internal;
 import static com.google.common.base.Preconditions.checkArgument;
 
 import com.google.common.collect.ImmutableMap;
+import java.lang.foreign.AddressLayout;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.ValueLayout;
 import java.util.LinkedHashMap;
@@ -30,6 +31,10 @@ public final class CStruct {
     private final long alignment;
     private final ImmutableMap<String, Field> fields;
     private final MemoryLayout layout;
+    // Made on first use, not here: withTargetLayout is restricted, and Layouts' structs are built
+    // before anything checks that native access is enabled. A benign race (immutable values).
+    private AddressLayout pointer;
+    private AddressLayout pointerField;
 
     private CStruct(String cName, long size, long alignment, Map<String, Field> fields, MemoryLayout layout) {
         this.cName = cName;
@@ -50,6 +55,38 @@ public final class CStruct {
 
     /** A layout of the right size and alignment (members not named: offsets come from {@link #offset}). */
     public MemoryLayout layout() { return layout; }
+
+    /**
+     * {@code T *} as a downcall's return layout: the returned segment already has this struct's
+     * size. Why not {@code reinterpret(size())} on a zero-length result: reinterpret is a restricted
+     * method, and every call of one walks the stack for its caller's module (JVM_GetCallerClass),
+     * 1.8 % of the dispatcher's CPU in a warm connect + close cycle under C1 (perf, 2026-11-27);
+     * {@code withTargetLayout} is restricted too, but runs once, here.
+     */
+    public AddressLayout pointer() {
+        AddressLayout p = pointer;
+        if (p == null) {
+            pointer = p = ValueLayout.ADDRESS.withTargetLayout(bytes());
+        }
+        return p;
+    }
+
+    /** {@code T *} read from memory (a member, an out-parameter): as {@link #pointer()}, unaligned. */
+    public AddressLayout pointerField() {
+        AddressLayout p = pointerField;
+        if (p == null) {
+            pointerField = p = ValueLayout.ADDRESS_UNALIGNED.withTargetLayout(bytes());
+        }
+        return p;
+    }
+
+    /**
+     * The target of both pointer layouts: bytes, alignment 1, so a segment of this struct's size
+     * and no alignment check of the address (the C library's pointers are aligned anyway).
+     */
+    private MemoryLayout bytes() {
+        return MemoryLayout.sequenceLayout(size, ValueLayout.JAVA_BYTE);
+    }
 
     /** Every member (nested members flattened to C designators), in declaration order. */
     public List<Field> fields() { return fields.values().asList(); }

@@ -207,7 +207,7 @@ public final class CmLib {
             MemorySegment st = Errno.state();
             int rc = (int) CreateId.H.invokeExact(st, ch, out, MemorySegment.NULL, portSpace);
             Native.checkErrno("rdma_create_id", rc, st);
-            return out.get(ADDRESS_UNALIGNED, 0).reinterpret(Layouts.RDMA_CM_ID.size());
+            return out.get(Layouts.RDMA_CM_ID.pointerField(), 0);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -376,7 +376,7 @@ public final class CmLib {
                 }
                 throw Native.errnoFailure("rdma_get_cm_event", st);
             }
-            return out.get(ADDRESS_UNALIGNED, 0).reinterpret(Layouts.RDMA_CM_EVENT.size());
+            return out.get(Layouts.RDMA_CM_EVENT.pointerField(), 0);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }

@@ -6,6 +6,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
+import java.lang.foreign.AddressLayout;
+import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -46,12 +48,23 @@ public final class Decode {
     private static final long AH_SRC_PATH_BITS = AH.offset("src_path_bits");
     private static final long AH_STATIC_RATE = AH.offset("static_rate");
 
+    /**
+     * The private-data pointer of an event's rdma_conn_param / rdma_ud_param, read as a segment of
+     * the most its u8 length can say (255 bytes), so that copying it out needs no restricted
+     * {@code reinterpret} per event (a stack walk for the caller's module each time). Only the
+     * length the event gives is read.
+     */
+    private static final AddressLayout PRIVATE_DATA_PTR =
+            ADDRESS_UNALIGNED.withTargetLayout(MemoryLayout.sequenceLayout(255, JAVA_BYTE));
+
     /** {@code len} bytes at {@code p}, or none if NULL/0. */
     public static byte[] bytes(MemorySegment p, int len) {
         if (len == 0 || p.equals(MemorySegment.NULL)) {
             return new byte[0];
         }
-        return p.reinterpret(len).toArray(JAVA_BYTE);
+        byte[] out = new byte[len];
+        MemorySegment.copy(p.byteSize() >= len ? p : p.reinterpret(len), JAVA_BYTE, 0, out, 0, len);
+        return out;
     }
 
     public static int u8(MemorySegment s, long offset) {
@@ -64,7 +77,7 @@ public final class Decode {
 
     public static ConnParam connParam(MemorySegment p) {
         return new ConnParam(
-                bytes(p.get(ADDRESS_UNALIGNED, CP_PRIVATE_DATA), u8(p, CP_PRIVATE_DATA_LEN)),
+                bytes(p.get(PRIVATE_DATA_PTR, CP_PRIVATE_DATA), u8(p, CP_PRIVATE_DATA_LEN)),
                 u8(p, CP_RESPONDER_RESOURCES), u8(p, CP_INITIATOR_DEPTH),
                 u8(p, CP_FLOW_CONTROL), u8(p, CP_RETRY_COUNT),
                 u8(p, CP_RNR_RETRY_COUNT), u8(p, CP_SRQ), p.get(JAVA_INT_UNALIGNED, CP_QP_NUM));
@@ -87,7 +100,7 @@ public final class Decode {
 
     public static UdParam udParam(MemorySegment p) {
         return new UdParam(
-                bytes(p.get(ADDRESS_UNALIGNED, UP_PRIVATE_DATA), u8(p, UP_PRIVATE_DATA_LEN)),
+                bytes(p.get(PRIVATE_DATA_PTR, UP_PRIVATE_DATA), u8(p, UP_PRIVATE_DATA_LEN)),
                 ahAttr(p.asSlice(UP_AH_ATTR, AH.size())),
                 p.get(JAVA_INT_UNALIGNED, UP_QP_NUM), p.get(JAVA_INT_UNALIGNED, UP_QKEY));
     }

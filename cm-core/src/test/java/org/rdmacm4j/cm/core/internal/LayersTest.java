@@ -168,7 +168,8 @@ class LayersTest {
                 .append("How to read it and where new work goes: [architecture.md](architecture.md#cm-cores-rooms).\n\n")
                 .append("An arrow A --> B: a file of A uses a type of B. The public API (`org.rdmacm4j.cm.core`) is\n")
                 .append("left out of the arrows: every package uses its types, and of its files only `RdmaCm` uses\n")
-                .append("an internal package (`internal`, `internal.nativeport`), and `ColdStart` (the cold-start\n")
+                .append("an internal package (`internal`, `internal.nativeport`, `internal.loop` for its default\n")
+                .append("callback executor), and `ColdStart` (the cold-start\n")
                 .append("training) `internal.training`.\n\n");
         b.append("```mermaid\nflowchart TD\n");
         for (String pkg : LAYERS.keySet()) {
