@@ -3,7 +3,7 @@
 # the run for DUR s, with the JIT's perf map; split per thread with benchmarks/perf_split.py OUT.
 #   it/rig/guest.sh --timeout 1200 --out OUT -- bash benchmarks/perf-dso.sh OUT   [env J W K DELAY DUR]
 set -u
-export PATH=/usr/lib/jvm/temurin-25-jdk-amd64/bin:$PATH
+export PATH=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin:$PATH
 OUT=$1; J=${J:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/target/benchmarks.jar}; W=${W:-1000}; K=${K:-2500}; DELAY=${DELAY:-70}; DUR=${DUR:-40}
 java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED \
   -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer \
