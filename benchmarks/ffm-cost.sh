@@ -5,7 +5,7 @@
 # then, once per variant, strace -f over a short run (syscalls inside the measured window, by
 # thread) and a JFR recording (settings=profile).
 #   env OUT JARS="base=/a.jar new=/b.jar" [FLAGS_base='-Dx=y' (a variant's own JVM flags) REPS=3 WARMUP=500 K=1000 CEL=/path/cm_event_loop STRACE=1
-#       STRACE_W=100 STRACE_K=200 CEL_STRACE=1 JFR=1 TRACE_JARS=(default JARS)]
+#       STRACE_W=100 STRACE_K=200 CEL_STRACE=1 JFR=1 TRACE_JARS=(default JARS) PRIME=1 ORDER=alternate]
 set -uo pipefail
 : "${OUT:?}" "${JARS:?}"
 # A run waiting for a guest slot can be given other variants: $OUT/jars, $OUT/trace-jars if present.
@@ -32,8 +32,21 @@ run_cc() {   # run_cc LABEL JAR WARMUP K [java prefix/extra flags...]
   note "${label} W=${w} K=${n}: exit ${rc}, wall $(echo "${t1} - ${t0}" | bc) s; $(grep -E '^(open_ms|first_ms|connect_us|process)' "${f}" | tr '\n' ';')"
   grep -E '^thread' "${f}" | awk '$4+$6 >= 50' | sed 's/^/    /' | tee -a "${summary}" >&2
 }
+# In both alone A/Bs of 2026-11-27 (docs/benchmarks.md) the guest's second JVM, the first repetition
+# of the second variant, was slower on every figure, early in a fresh guest's life. So one short JVM
+# run goes first and is not counted (PRIME=0 to skip it), and the variants run in reverse order on
+# every other repetition (ORDER=fixed keeps the listed order), so no variant always runs in a slot.
+if [[ ${PRIME:-1} == 1 ]]; then
+  first=${JARS%% *}
+  run_cc "prime" "${first#*=}" 100 100
+fi
 for rep in $(seq 1 "${reps}"); do
-  for v in ${JARS}; do
+  variants=(${JARS})
+  if [[ ${ORDER:-alternate} == alternate ]] && (( rep % 2 == 0 )); then
+    reversed=(); for ((i = ${#variants[@]} - 1; i >= 0; i--)); do reversed+=("${variants[i]}"); done
+    variants=("${reversed[@]}")
+  fi
+  for v in "${variants[@]}"; do
     run_cc "${v%%=*}-r${rep}" "${v#*=}" "${warmup}" "${k}"
   done
 done
