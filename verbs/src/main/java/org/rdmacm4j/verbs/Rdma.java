@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.rdmacm4j.verbs.internal.IbvLib;
 import org.rdmacm4j.verbs.internal.Libraries;
+
 /**
  * Whether RDMA can be used from this JVM, and if not, exactly what is missing.
  *

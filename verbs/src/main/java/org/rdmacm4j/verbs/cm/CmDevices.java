@@ -14,6 +14,7 @@ import org.rdmacm4j.verbs.internal.CmLib;
 import org.rdmacm4j.verbs.internal.Ownership;
 import org.rdmacm4j.verbs.internal.Scratch;
 import org.rdmacm4j.verbs.internal.Secrets;
+
 /**
  * {@code rdma_get_devices}: the device contexts librdmacm itself uses for its ids, as borrowed
  * views. A PD allocated here can serve every id on that device ({@code rdma_create_qp} needs

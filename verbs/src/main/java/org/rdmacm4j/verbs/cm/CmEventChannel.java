@@ -18,6 +18,7 @@ import org.rdmacm4j.verbs.internal.Layouts;
 import org.rdmacm4j.verbs.internal.Libc;
 import org.rdmacm4j.verbs.internal.Ownership;
 import org.rdmacm4j.verbs.internal.Scratch;
+
 /**
  * An rdma_cm event channel ({@code struct rdma_event_channel}) and the ids created on it.
  *

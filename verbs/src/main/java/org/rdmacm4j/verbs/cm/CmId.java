@@ -26,6 +26,7 @@ import org.rdmacm4j.verbs.ibv.DeviceContext;
 import org.rdmacm4j.verbs.ibv.ProtectionDomain;
 import org.rdmacm4j.verbs.ibv.QpInitAttributes;
 import org.rdmacm4j.verbs.ibv.QueuePair;
+
 /**
  * One {@code struct rdma_cm_id}: made by {@link CmEventChannel#createId} or delivered by a
  * CONNECT_REQUEST event. Its events arrive on its channel.

@@ -13,6 +13,7 @@ import org.rdmacm4j.verbs.internal.Layouts;
 import org.rdmacm4j.verbs.internal.Libc;
 import org.rdmacm4j.verbs.internal.Ownership;
 import org.rdmacm4j.verbs.internal.Registry;
+
 /**
  * A completion event channel ({@code struct ibv_comp_channel}): the fd that becomes readable
  * when an armed CQ gets a completion. CQs using it must be closed first.

@@ -11,6 +11,7 @@ import org.rdmacm4j.verbs.internal.Native;
 import org.rdmacm4j.verbs.internal.OpsTable;
 import org.rdmacm4j.verbs.internal.Ownership;
 import org.rdmacm4j.verbs.internal.Registry;
+
 /**
  * A completion queue ({@code struct ibv_cq}). {@link #poll} and {@link #requestNotify} go
  * through the context's ops table as the verbs.h inlines do, and allocate nothing.

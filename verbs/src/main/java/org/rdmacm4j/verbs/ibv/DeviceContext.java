@@ -21,6 +21,7 @@ import org.rdmacm4j.verbs.internal.Libc;
 import org.rdmacm4j.verbs.internal.Ownership;
 import org.rdmacm4j.verbs.internal.Registry;
 import org.rdmacm4j.verbs.internal.Scratch;
+
 /**
  * An open RDMA device ({@code struct ibv_context}). Either owned ({@link #open}: closing it calls
  * ibv_close_device) or borrowed from librdmacm (an id's {@code verbs}, rdma_get_devices: closing

@@ -6,6 +6,7 @@ import java.lang.foreign.MemorySegment;
 import org.rdmacm4j.verbs.internal.IbvLib;
 import org.rdmacm4j.verbs.internal.Layouts;
 import org.rdmacm4j.verbs.internal.Ownership;
+
 /**
  * A registered memory region ({@code struct ibv_mr}) over a native {@link MemorySegment}.
  * The keys are read once at registration. Any thread may read them; close on the owner's thread.

@@ -10,6 +10,7 @@ import org.rdmacm4j.verbs.internal.IbvLib;
 import org.rdmacm4j.verbs.internal.Layouts;
 import org.rdmacm4j.verbs.internal.Ownership;
 import org.rdmacm4j.verbs.internal.Scratch;
+
 /**
  * A protection domain ({@code struct ibv_pd}). MRs, QPs, AHs and SRQs are made in it and must
  * be closed before it. Threads: create/close on the owner's thread.

@@ -8,6 +8,7 @@ import java.lang.foreign.MemorySegment;
 import org.rdmacm4j.verbs.internal.CStruct;
 import org.rdmacm4j.verbs.internal.Decode;
 import org.rdmacm4j.verbs.internal.Layouts;
+
 /**
  * {@code struct ibv_qp_attr} plus its mask: each setter records its {@link QpAttrMask} bit, so
  * {@link QueuePair#modify} passes exactly the fields that were set. Also what

@@ -10,6 +10,7 @@ import java.util.List;
 import org.rdmacm4j.verbs.internal.CStruct;
 import org.rdmacm4j.verbs.internal.Layouts;
 import org.rdmacm4j.verbs.internal.Ownership;
+
 /**
  * {@code struct ibv_qp_init_attr}: what a new QP needs. Immutable; the CQs (and SRQ) must be
  * open when the QP is created and then cannot be closed before it.

@@ -12,6 +12,7 @@ import org.rdmacm4j.verbs.internal.OpsTable;
 import org.rdmacm4j.verbs.internal.Ownership;
 import org.rdmacm4j.verbs.internal.Registry;
 import org.rdmacm4j.verbs.internal.Scratch;
+
 /**
  * A queue pair ({@code struct ibv_qp}), made by {@link ProtectionDomain#createQp} (closed with
  * ibv_destroy_qp) or by rdma_create_qp on a {@code CmId} (closed with rdma_destroy_qp). It

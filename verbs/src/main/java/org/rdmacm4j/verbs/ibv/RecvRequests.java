@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 import java.lang.foreign.MemorySegment;
 import org.rdmacm4j.verbs.internal.CStruct;
 import org.rdmacm4j.verbs.internal.Layouts;
+
 /**
  * Pre-laid-out {@code struct ibv_recv_wr} array with scatter/gather entries, reused for every
  * {@link QueuePair#postRecv} / {@link SharedReceiveQueue#postRecv}: allocation-free.

@@ -6,6 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 import java.lang.foreign.MemorySegment;
 import org.rdmacm4j.verbs.internal.CStruct;
 import org.rdmacm4j.verbs.internal.Layouts;
+
 /**
  * Pre-laid-out {@code struct ibv_send_wr} array with its scatter/gather entries, reused for
  * every {@link QueuePair#postSend}: filling a request and posting it allocate nothing.

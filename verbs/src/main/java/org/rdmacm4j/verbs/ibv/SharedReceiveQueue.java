@@ -11,6 +11,7 @@ import org.rdmacm4j.verbs.internal.OpsTable;
 import org.rdmacm4j.verbs.internal.Ownership;
 import org.rdmacm4j.verbs.internal.Registry;
 import org.rdmacm4j.verbs.internal.Scratch;
+
 /**
  * A shared receive queue ({@code struct ibv_srq}). {@link #postRecv} goes through the ops table
  * (post_srq_recv) and allocates nothing. QPs using it must be closed first.

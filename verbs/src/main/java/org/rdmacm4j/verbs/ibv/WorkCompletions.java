@@ -10,6 +10,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.rdmacm4j.verbs.internal.CStruct;
 import org.rdmacm4j.verbs.internal.Layouts;
+
 /**
  * A reusable array of {@code struct ibv_wc} for {@link CompletionQueue#poll}: allocated once,
  * read through index getters that return primitives (or cached enum constants), so polling

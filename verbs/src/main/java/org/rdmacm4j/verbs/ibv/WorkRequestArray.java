@@ -9,6 +9,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.rdmacm4j.verbs.internal.CStruct;
 import org.rdmacm4j.verbs.internal.Layouts;
+
 /**
  * The native side shared by {@link SendRequests} and {@link RecvRequests}: an array of
  * {@code capacity} work requests of one C type, each with its own {@code maxSge} scatter/gather

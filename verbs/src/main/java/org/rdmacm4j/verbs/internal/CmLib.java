@@ -11,6 +11,7 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
+
 /**
  * Raw librdmacm downcalls, each checked: a failure becomes an {@code RdmaException} with the
  * captured errno (librdmacm returns -1 or NULL and sets errno). Every return code is looked at.

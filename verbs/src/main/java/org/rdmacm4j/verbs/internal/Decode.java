@@ -15,6 +15,7 @@ import org.rdmacm4j.verbs.cm.ConnParam;
 import org.rdmacm4j.verbs.cm.UdParam;
 import org.rdmacm4j.verbs.ibv.AhAttributes;
 import org.rdmacm4j.verbs.ibv.Gid;
+
 /** Copies native structs into the public immutable records, and back. Any thread. */
 public final class Decode {
     private Decode() { }

@@ -11,6 +11,7 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
+
 /**
  * errno capture for downcalls: every librdmacm call and every libibverbs call that reports
  * failure through errno is linked with {@link #CAPTURE}, and its handle takes this thread's

@@ -11,6 +11,7 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
+
 /**
  * Raw libibverbs downcalls for exported symbols, each checked. Two error conventions, per the
  * man pages: pointer-returning calls give NULL and set errno (captured); int-returning destroy

@@ -12,6 +12,7 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+
 /** The few libc calls the event fds need: fcntl (O_NONBLOCK) and poll (bounded waits). Any thread. */
 public final class Libc {
     private Libc() { }

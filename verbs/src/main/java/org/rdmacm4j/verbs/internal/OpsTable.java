@@ -8,6 +8,7 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+
 /**
  * The static inline verbs of verbs.h, done as the header does them: through the function
  * pointers in {@code context->ops} ({@code struct ibv_context_ops}). There is no exported

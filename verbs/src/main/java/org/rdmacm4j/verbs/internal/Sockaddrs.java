@@ -16,6 +16,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteOrder;
+
 /**
  * {@code struct sockaddr_in}/{@code sockaddr_in6} from and to {@link InetSocketAddress}.
  * Ports and IPv4 addresses are in network byte order in C; Java's {@code InetAddress} bytes

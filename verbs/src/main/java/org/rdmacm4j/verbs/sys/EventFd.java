@@ -11,6 +11,7 @@ import org.rdmacm4j.verbs.internal.Libc;
 import org.rdmacm4j.verbs.internal.Native;
 import org.rdmacm4j.verbs.internal.Ownership;
 import org.rdmacm4j.verbs.internal.SysLib;
+
 /**
  * An eventfd ({@code eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)}, counter mode): the way other
  * threads wake a thread that waits in {@link Epoll#await}. {@link #signal()} adds 1 to the
