@@ -14,7 +14,7 @@ grep -c . $OUT/cc.txt
 perf record -e cpu-clock -F 997 -g -p $pid -o $OUT/perf.data -- sleep $DUR > $OUT/perf-record.txt 2>&1
 wait $pid; echo java rc $?
 ls -la /tmp/perf-$pid.map
-perf report -i $OUT/perf.data --no-children --sort comm,dso --stdio 2>/dev/null | grep -v "^$" | head -60 > $OUT/comm-dso.txt
+perf report -i $OUT/perf.data --no-children --sort comm,dso --stdio -g none 2>/dev/null | grep -v "^$" | head -60 > $OUT/comm-dso.txt
 perf report -i $OUT/perf.data --no-children --comm rdmacm4j-dispat --sort dso,sym --stdio -g none 2>/dev/null | grep -v "^$" | head -150 > $OUT/disp-sym.txt
 perf report -i $OUT/perf.data --no-children --comm rdmacm4j-dispat --sort dso --stdio -g none 2>/dev/null | grep -v "^$" | head -40 > $OUT/disp-dso.txt
 cp /tmp/perf-$pid.map $OUT/ 2>/dev/null

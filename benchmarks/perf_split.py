@@ -21,7 +21,7 @@ for s in samples:
         fu = next((sym(f) for f in s if not kern(f)), '(kernel only)')
         entry[fu] += 1
     else:
-        user[dso(s[0]).replace('tid ', 'JIT tid ') if '[JIT]' in s[0] else dso(s[0])] += 1
+        user[dso(s[0])] += 1   # JIT-compiled Java shows as perf-PID.map
 n = len(samples); k = sum(entry.values())
 print(f'{comm}: {n} samples; user {100*(n-k)/n:.1f} %, kernel {100*k/n:.1f} %')
 print('user space by DSO (% of the thread):')
