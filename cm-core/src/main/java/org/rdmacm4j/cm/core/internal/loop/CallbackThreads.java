@@ -51,16 +51,14 @@ public final class CallbackThreads implements Executor {
             finished();
             throw new RejectedExecutionException("the callback executor is shut down (RdmaCm closed)");
         }
-        Thread t;
         try {
-            t = threads.newThread(() -> {
+            threads.newThread(() -> {
                 try {
                     task.run();
                 } finally {
                     finished();
                 }
-            });
-            t.start();
+            }).start();
         } catch (RuntimeException | Error e) {
             finished();
             throw e instanceof RejectedExecutionException r ? r : new RejectedExecutionException("cannot start a callback thread", e);
