@@ -299,12 +299,11 @@ public final class CmId implements AutoCloseable {
 
     /** {@code ibv_get_device_name(id->verbs->device)}, or null before the id is bound to a device. */
     public String deviceName() {
-        MemorySegment verbs = open().get(ADDRESS_UNALIGNED, VERBS);
+        MemorySegment verbs = open().get(Layouts.IBV_CONTEXT.pointerField(), VERBS);
         if (verbs.equals(MemorySegment.NULL)) {
             return null;
         }
-        MemorySegment device = verbs.reinterpret(Layouts.IBV_CONTEXT.size())
-                .get(ADDRESS_UNALIGNED, Layouts.IBV_CONTEXT.offset("device"));
+        MemorySegment device = verbs.get(ADDRESS_UNALIGNED, Layouts.IBV_CONTEXT.offset("device"));
         return IbvLib.deviceName(device);
     }
 
@@ -325,7 +324,7 @@ public final class CmId implements AutoCloseable {
      * device address).
      */
     public DeviceContext context() {
-        MemorySegment verbs = open().get(ADDRESS_UNALIGNED, VERBS);
+        MemorySegment verbs = open().get(Layouts.IBV_CONTEXT.pointerField(), VERBS);
         if (verbs.equals(MemorySegment.NULL)) {
             throw new IllegalStateException(this + " is not bound to a device yet");
         }

@@ -43,7 +43,7 @@ public final class DeviceContext implements AutoCloseable {
     private final String deviceName;
 
     DeviceContext(MemorySegment context, boolean owned, String what, Ownership parent) {
-        this.context = context.reinterpret(CTX.size());
+        this.context = CTX.view(context);
         this.owned = owned;
         this.deviceName = IbvLib.deviceName(this.context.get(ADDRESS_UNALIGNED, CTX.offset("device")));
         this.ownership = new Ownership(what + "(" + deviceName + ")", parent);
@@ -116,7 +116,7 @@ public final class DeviceContext implements AutoCloseable {
      * TIMEWAIT_EXIT, refusals as errno values). RoCE and InfiniBand devices report IBV_TRANSPORT_IB.
      */
     public boolean isIwarp() {
-        MemorySegment device = segment().get(ADDRESS_UNALIGNED, CTX.offset("device")).reinterpret(Layouts.IBV_DEVICE.size());
+        MemorySegment device = segment().get(Layouts.IBV_DEVICE.pointerField(), CTX.offset("device"));
         return device.get(JAVA_INT_UNALIGNED, Layouts.IBV_DEVICE.offset("transport_type")) == IBV_TRANSPORT_IWARP;
     }
 

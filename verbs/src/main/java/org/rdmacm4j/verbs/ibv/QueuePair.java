@@ -32,8 +32,7 @@ public final class QueuePair implements AutoCloseable {
     private final Runnable destroy;
 
     QueuePair(MemorySegment qp, QpInitAttributes attrs, Runnable destroy, Ownership... parents) {
-        // Sized already when read through IBV_QP.pointerField() (CmId): no restricted call then.
-        this.qp = qp.byteSize() >= Layouts.IBV_QP.size() ? qp : qp.reinterpret(Layouts.IBV_QP.size());
+        this.qp = Layouts.IBV_QP.view(qp);
         this.type = QpType.of(this.qp.get(JAVA_INT_UNALIGNED, Layouts.IBV_QP.offset("qp_type")));
         this.qpNum = this.qp.get(JAVA_INT_UNALIGNED, Layouts.IBV_QP.offset("qp_num"));
         MemorySegment ctx = this.qp.get(Layouts.IBV_CONTEXT.pointerField(), Layouts.IBV_QP.offset("context"));

@@ -5,6 +5,7 @@ import static com.google.common.base.Preconditions.checkArgument;
 import com.google.common.collect.ImmutableMap;
 import java.lang.foreign.AddressLayout;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,8 +33,7 @@ public final class CStruct {
     private final ImmutableMap<String, Field> fields;
     private final MemoryLayout layout;
     // Made on first use, not here: withTargetLayout is restricted, and Layouts' structs are built
-    // before anything checks that native access is enabled. A benign race (immutable values).
-    private AddressLayout pointer;
+    // before anything checks that native access is enabled. A benign race (an immutable value).
     private AddressLayout pointerField;
 
     private CStruct(String cName, long size, long alignment, Map<String, Field> fields, MemoryLayout layout) {
@@ -57,35 +57,29 @@ public final class CStruct {
     public MemoryLayout layout() { return layout; }
 
     /**
-     * {@code T *} as a downcall's return layout: the returned segment already has this struct's
-     * size. Why not {@code reinterpret(size())} on a zero-length result: reinterpret is a restricted
-     * method, and every call of one walks the stack for its caller's module (JVM_GetCallerClass),
-     * 1.8 % of the dispatcher's CPU in a warm connect + close cycle under C1 (perf, 2026-11-27);
-     * {@code withTargetLayout} is restricted too, but runs once, here.
+     * {@code T *} read from memory (a member, an out-parameter), unaligned as every field access
+     * here: the segment it gives already has this struct's size. Why not {@code reinterpret(size())}
+     * on each pointer: reinterpret is a restricted method, and every call of one walks the stack for
+     * its caller's module (JVM_GetCallerClass), 1.8 % of the dispatcher's CPU in a warm connect +
+     * close cycle under C1 (perf, 2026-11-27); {@code withTargetLayout} is restricted too, but runs
+     * once per struct. The target is bytes (alignment 1): no alignment check of the address (the C
+     * library's pointers are aligned anyway).
      */
-    public AddressLayout pointer() {
-        AddressLayout p = pointer;
-        if (p == null) {
-            pointer = p = ValueLayout.ADDRESS.withTargetLayout(bytes());
-        }
-        return p;
-    }
-
-    /** {@code T *} read from memory (a member, an out-parameter): as {@link #pointer()}, unaligned. */
     public AddressLayout pointerField() {
         AddressLayout p = pointerField;
         if (p == null) {
-            pointerField = p = ValueLayout.ADDRESS_UNALIGNED.withTargetLayout(bytes());
+            pointerField = p = ValueLayout.ADDRESS_UNALIGNED.withTargetLayout(
+                    MemoryLayout.sequenceLayout(size, ValueLayout.JAVA_BYTE));
         }
         return p;
     }
 
     /**
-     * The target of both pointer layouts: bytes, alignment 1, so a segment of this struct's size
-     * and no alignment check of the address (the C library's pointers are aligned anyway).
+     * {@code p} as this struct: as it is when already this size (read through
+     * {@link #pointerField()}), else reinterpreted once (a pointer a function returned).
      */
-    private MemoryLayout bytes() {
-        return MemoryLayout.sequenceLayout(size, ValueLayout.JAVA_BYTE);
+    public MemorySegment view(MemorySegment p) {
+        return p.byteSize() >= size ? p : p.reinterpret(size);
     }
 
     /** Every member (nested members flattened to C designators), in declaration order. */

@@ -36,13 +36,9 @@ public final class OpsTable {
     public static final MethodHandle POST_RECV = POST_SEND;   // same C signature
     public static final MethodHandle POST_SRQ_RECV = POST_SEND;
 
-    /**
-     * {@code context->ops.<name>}; a NULL pointer means the provider lacks the op. A context read
-     * through {@code IBV_CONTEXT.pointerField()} is sized already and needs no restricted call.
-     */
+    /** {@code context->ops.<name>}; a NULL pointer means the provider lacks the op. */
     public static MemorySegment op(MemorySegment context, String name) {
-        MemorySegment ctx = context.byteSize() >= Layouts.IBV_CONTEXT.size()
-                ? context : context.reinterpret(Layouts.IBV_CONTEXT.size());
+        MemorySegment ctx = Layouts.IBV_CONTEXT.view(context);
         MemorySegment fn = ctx.get(ADDRESS_UNALIGNED, OPS + Layouts.IBV_CONTEXT_OPS.offset(name));
         if (fn.equals(MemorySegment.NULL)) {
             throw new UnsupportedOperationException("the provider has no " + name + " op");
