@@ -7,7 +7,7 @@ import org.rdmacm4j.verbs.ibv.ProtectionDomain;
 
 /**
  * A device in use: librdmacm's context (borrowed through rdma_get_devices), its PD, its slot pool,
- * its async fd's epoll token, and how many ids hold it. {@link Devices} opens and closes it.
+ * its spare CQs, its async fd's epoll token, and how many ids hold it. {@link Devices} opens and closes it.
  *
  * <p>Threads: the dispatcher's.
  */
@@ -16,6 +16,8 @@ final class Device {
     final DeviceContext context;
     final ProtectionDomain pd;
     final SlotPool pool;
+    /** CQs of finished connections kept for the next QP on the device. */
+    final CqSpares spares = new CqSpares();
     final long token;
     int users;
 

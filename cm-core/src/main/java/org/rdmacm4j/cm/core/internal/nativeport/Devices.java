@@ -187,6 +187,7 @@ final class Devices {
         } catch (RuntimeException e) {
             LOG.log(Level.DEBUG, "epoll remove of an async fd: " + e);
         }
+        dev.spares.close();   // CQs of the device's context: before its last bound id lets it go
         closeQuietly(dev.pool);
         lingering.add(dev);
         closeLingering(false);
@@ -249,6 +250,7 @@ final class Devices {
      */
     void close(boolean idsLeft) {
         for (Device d : List.copyOf(devices.values())) {
+            d.spares.close();   // no QP uses a spare CQ, leaked or not
             if (d.users == 0 || !idsLeft) {
                 closeQuietly(d.pool);
                 closeQuietly(d.pd);

@@ -79,6 +79,15 @@ final class QueuePairs {
         boolean madeChannel = false;
         boolean madeCq = false;
         try {
+            if (id.channel == null && id.cq == null) {
+                CqSpares.Spare spare = dev.spares.take(caps.cqSize());
+                if (spare != null) {   // empty, never armed: as a new one, without the native calls
+                    id.channel = spare.channel();
+                    id.cq = spare.cq();
+                    madeChannel = true;
+                    madeCq = true;
+                }
+            }
             if (id.channel == null) {
                 id.channel = dev.context.createCompletionChannel();
                 id.channel.setNonBlocking(true);
@@ -103,6 +112,7 @@ final class QueuePairs {
                 }
             }
             if (madeCq) {
+                id.cqAsked = caps.cqSize();
                 id.registration = pollers.registration(id, CompletionPollers.router(id));
             }
             id.oneSided = new OneSided(id.qp, dev.pd, dev.pool, asked.oneSidedDepth(),
@@ -257,6 +267,8 @@ final class QueuePairs {
             // Never destroy a CQ a poller may still touch (the machine quiesces first; this is the guard).
             LOG.log(Level.ERROR, "DestroyCq before the CQ was quiesced for " + id + "; leaking the CQ");
             leaks.giveUp(id.cq);
+        } else if (keepable(id) && id.device.spares.offer(id.cqAsked, id.channel, id.cq)) {
+            id.channel = null;   // kept with its CQ, for the device's next QP: no DestroyCompChannel to do
         } else {
             try {
                 id.cq.close();
@@ -268,6 +280,15 @@ final class QueuePairs {
         byCq.remove(id.cq);
         id.cq = null;
         devices.releaseIfUnused(id);
+    }
+
+    /**
+     * Whether the id's CQ may be kept as a spare ({@link CqSpares}): an RC QP's, its QP gone, its
+     * registration closed without ever starting (so nothing was posted and no poller saw it).
+     */
+    private static boolean keepable(VerbsId id) {
+        return id.qp == null && id.cqAsked > 0 && id.device != null && id.channel != null
+                && id.registration != null && id.registration.closedUnused();
     }
 
     void destroyCompChannel(NativeId nid) {

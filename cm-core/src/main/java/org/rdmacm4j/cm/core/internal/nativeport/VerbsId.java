@@ -26,6 +26,8 @@ final class VerbsId extends NativeId {
     QueuePair qp;
     CompletionQueue cq;
     CompletionChannel channel;
+    /** The CQ size the port asked for (what a spare CQ is matched by); 0 for a UD QP's. */
+    int cqAsked;
     Device device;
     /**
      * The CQ's registration with its poller (made with the CQ, started when work can first be

@@ -25,8 +25,9 @@ import org.rdmacm4j.verbs.ibv.CompletionQueue;
  * <p>Threads and ownership. The poller is chosen by the dispatcher when the CQ is created and never
  * changes. {@link #start} may come from any thread (the application's); {@link #drain},
  * {@link #startKeepalive}, {@link #quiesce} and {@link #mayDestroy} come from the dispatcher only.
- * The state (unregistered, registered, quiesced) and the token belong to this object and change
- * only under its monitor, where a start racing a close is decided: whichever takes the monitor
+ * The state (unregistered, registered, quiesced, or closed without ever having been registered)
+ * and the token belong to this object and change only under its monitor, where a start racing a
+ * close is decided: whichever takes the monitor
  * first wins. A start that wins queues its register command under the monitor, so the quiesce
  * that follows sees it registered and queues its command after it (each poller runs its commands
  * in order); a quiesce that wins leaves the CQ unregistered for good, and the start returns false
@@ -47,6 +48,8 @@ public final class CqRegistration implements CompletionWatch {
     private static final int UNREGISTERED = 0;
     private static final int REGISTERED = 1;
     private static final int QUIESCED = 2;
+    /** Closed to registration without ever being registered: no poller saw it, it was never armed. */
+    private static final int CLOSED_UNUSED = 3;
 
     private final PollerCommands poller;
     private final CompletionChannel channel;
@@ -119,7 +122,7 @@ public final class CqRegistration implements CompletionWatch {
         boolean wasRegistered;
         synchronized (this) {
             wasRegistered = state == REGISTERED;
-            state = QUIESCED;
+            state = closed(state);
         }
         if (wasRegistered) {
             poller.quiesce(token, quiesced);
@@ -137,8 +140,25 @@ public final class CqRegistration implements CompletionWatch {
             if (state == REGISTERED) {
                 return false;
             }
-            state = QUIESCED;
+            state = closed(state);
             return true;
         }
+    }
+
+    /**
+     * True once the CQ was closed to registration ({@link #quiesce} or {@link #mayDestroy}) without
+     * ever having been registered: no poller touched it, it was never armed, so it has no channel
+     * event, and since every path that posts starts the registration first, nothing was posted on
+     * it. What lets the port keep the CQ for a later QP ({@code CqSpares}). Dispatcher.
+     */
+    public boolean closedUnused() {
+        synchronized (this) {
+            return state == CLOSED_UNUSED;
+        }
+    }
+
+    /** The state that closing to registration leaves: quiesced if it was ever registered. */
+    private static int closed(int state) {
+        return state == UNREGISTERED || state == CLOSED_UNUSED ? CLOSED_UNUSED : QUIESCED;
     }
 }

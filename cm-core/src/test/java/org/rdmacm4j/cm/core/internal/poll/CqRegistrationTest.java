@@ -75,6 +75,7 @@ class CqRegistrationTest {
         assertThat(cq.registered()).isFalse();
         assertThat(cq.mayDestroy()).isTrue();
         assertThat(poller.commands()).isEmpty();
+        assertThat(cq.closedUnused()).as("no poller ever saw it: the port may keep it as a spare").isTrue();
     }
 
     @Test
@@ -93,6 +94,7 @@ class CqRegistrationTest {
         assertThat(answers).containsExactly("drained", "quiesced", "quiesced again");
         assertThat(cq.start()).isFalse();
         assertThat(cq.mayDestroy()).isTrue();
+        assertThat(cq.closedUnused()).as("a poller armed it: never kept as a spare").isFalse();
     }
 
     @Test
@@ -108,9 +110,22 @@ class CqRegistrationTest {
 
     @Test
     void mayDestroyClosesANeverStartedCqToRegistration() {
+        assertThat(cq.closedUnused()).as("still open to registration").isFalse();
         assertThat(cq.mayDestroy()).isTrue();
         assertThat(cq.start()).isFalse();
         assertThat(poller.commands()).isEmpty();
+        assertThat(cq.closedUnused()).isTrue();
+        cq.quiesce(() -> answers.add("quiesced"));
+        assertThat(answers).containsExactly("quiesced");
+        assertThat(cq.closedUnused()).as("a later quiesce keeps it unused").isTrue();
+    }
+
+    @Test
+    void aCqStartedThenClosedByMayDestroyAfterItsQuiesceIsNotUnused() {
+        assertThat(cq.start()).isTrue();
+        cq.quiesce(() -> answers.add("quiesced"));
+        assertThat(cq.mayDestroy()).isTrue();
+        assertThat(cq.closedUnused()).isFalse();
     }
 
     /**
@@ -145,6 +160,7 @@ class CqRegistrationTest {
                     refused++;
                     assertThat(p.commands()).as("round %s", r).isEmpty();
                 }
+                assertThat(c.closedUnused()).as("round %s: unused exactly when the start lost", r).isEqualTo(!ok);
                 assertThat(c.start()).as("round %s: after the quiesce", r).isFalse();
                 assertThat(c.mayDestroy()).isTrue();
             }
