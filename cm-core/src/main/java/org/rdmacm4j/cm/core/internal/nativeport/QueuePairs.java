@@ -194,6 +194,13 @@ final class QueuePairs {
     void drainQp(NativeId nid, Runnable drained) {
         VerbsId id = v(nid);
         markClosing(id);
+        if (id.registration != null && id.registration.closeIfUnused()) {
+            // Nothing was ever posted on the QP (whatever posts starts the registration first, and
+            // none can start it now): nothing to flush, so no move to ERR (an ibv_modify_qp per end;
+            // rdma_disconnect made that move already on most paths). The teardown goes on at once.
+            drained.run();
+            return;
+        }
         if (id.qp != null) {
             try {
                 // rdma_disconnect already moved it to ERR in most paths; make sure, so posted work flushes.

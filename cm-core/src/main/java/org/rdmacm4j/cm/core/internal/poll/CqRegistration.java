@@ -146,6 +146,20 @@ public final class CqRegistration implements CompletionWatch {
     }
 
     /**
+     * Closes the CQ to registration if it was never registered, as {@link #mayDestroy} does; true if
+     * so (or if it already was closed unused): nothing was posted on its QP and nothing can be now.
+     * False if it is or was registered. Dispatcher.
+     */
+    public boolean closeIfUnused() {
+        synchronized (this) {
+            if (state == UNREGISTERED) {
+                state = CLOSED_UNUSED;
+            }
+            return state == CLOSED_UNUSED;
+        }
+    }
+
+    /**
      * True once the CQ was closed to registration ({@link #quiesce} or {@link #mayDestroy}) without
      * ever having been registered: no poller touched it, it was never armed, so it has no channel
      * event, and since every path that posts starts the registration first, nothing was posted on

@@ -121,6 +121,21 @@ class CqRegistrationTest {
     }
 
     @Test
+    void closeIfUnusedClosesANeverStartedCqAndLeavesAStartedOneRegistered() {
+        assertThat(cq.closeIfUnused()).isTrue();
+        assertThat(cq.closeIfUnused()).as("again").isTrue();
+        assertThat(cq.start()).as("closed to registration").isFalse();
+        assertThat(cq.closedUnused()).isTrue();
+
+        CqRegistration started = new CqRegistration(poller, null, null, sink);
+        assertThat(started.start()).isTrue();
+        assertThat(started.closeIfUnused()).isFalse();
+        assertThat(started.registered()).as("still registered: its drain goes through the poller").isTrue();
+        started.drain(() -> answers.add("drained"));
+        assertThat(poller.commands()).containsExactly("register 7", "drain 7");
+    }
+
+    @Test
     void aCqStartedThenClosedByMayDestroyAfterItsQuiesceIsNotUnused() {
         assertThat(cq.start()).isTrue();
         cq.quiesce(() -> answers.add("quiesced"));
