@@ -10,7 +10,8 @@ package org.rdmacm4j.verbs.cm;
  *               CM reject reason (see {@link RejectReason})
  * @param id the id the event is for; for CONNECT_REQUEST a new id the caller now owns
  * @param listenId the listening id for CONNECT_REQUEST, else null
- * @param conn connection parameters (RC ids), else null
+ * @param conn connection parameters of an RC id's CONNECT_REQUEST, CONNECT_RESPONSE, ESTABLISHED or
+ *             REJECTED (the events that carry them), else null
  * @param ud UD parameters (UD ids), else null
  */
 public record CmEvent(CmEventType type, int status, CmId id, CmId listenId, ConnParam conn, UdParam ud) {

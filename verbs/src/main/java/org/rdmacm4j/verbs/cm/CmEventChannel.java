@@ -155,9 +155,23 @@ public final class CmEventChannel implements AutoCloseable {
         CmId listenId = listenPtr.equals(MemorySegment.NULL) ? null : ids.get(listenPtr.address());
         MemorySegment param = event.asSlice(EV_PARAM);
         boolean ud = idPtr.get(JAVA_INT_UNALIGNED, ID_QP_TYPE) == QpType.UD.value();
-        ConnParam conn = ud ? null : Decode.connParam(param);
+        ConnParam conn = ud || !carriesConnParam(type) ? null : Decode.connParam(param);
         UdParam udParam = ud ? Decode.udParam(param) : null;
         return new CmEvent(type, status, id, listenId, conn, udParam);
+    }
+
+    /**
+     * The events of an RC id whose connection parameters mean something: CONNECT_REQUEST and
+     * ESTABLISHED (rdma_get_cm_event(3)), CONNECT_RESPONSE (an id without a QP gets the accept's
+     * parameters there instead) and REJECTED (the peer's reject private data). For the others the
+     * kernel copies a zeroed block; decoding it (a record and a private-data copy per event, two of
+     * every three events of a connection's life) would only cost the dispatcher.
+     */
+    private static boolean carriesConnParam(CmEventType type) {
+        return switch (type) {
+            case CONNECT_REQUEST, CONNECT_RESPONSE, ESTABLISHED, REJECTED -> true;
+            default -> false;
+        };
     }
 
     /** {@code rdma_event_str}. Any thread. */
