@@ -85,32 +85,48 @@ def main(d):
                   f"jit {c1.get('jit_ms', 0):.0f} cls {cl[0]} ({cl[1]}, {cl[2]}) init {c1.get('initialised', 0):.0f} "
                   f"clinit {c1.get('clinit_ms', 0):.0f} self {c1.get('clinit_self_ms', 0):.0f} "
                   f"linked {c1.get('linked_in_window', 0):.0f} (total {c1.get('linked_functions', 0):.0f})")
-    print()
-    print("| variant | AOT cache | 1st connection ms | 2nd | 3rd | launch to main | main to open (incl. step) |"
-          " step | open to listening | 1st: classes loaded (hidden) | 1st: clinit ms | 1st: JIT ms | 1st: functions linked |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for key in sorted(runs, key=lambda k: (["plain", "prelinked", "trained", "trained-prelinked"].index(k[0]), k[1])):
-        rs = [r for _, r in runs[key] if "connected1" in r["phases"]]
-        if not rs:
-            continue
-        col = lambda f, nd=0: fmt([f(r) for r in rs], nd)
-        print(f"| {key[0]} | {key[1]} | {col(lambda r: r['lat'][0], 1)} | {col(lambda r: r['lat'].get(1), 1)} | "
-              f"{col(lambda r: r['lat'].get(2), 1)} | {col(lambda r: (r['phases']['main'][0] - r['launched']) / 1e3)} | "
-              f"{col(lambda r: (r['phases']['opened'][0] - r['phases']['main'][0]) / 1e3)} | "
-              f"{col(lambda r: r['windows']['step']['wall_ms'])} | "
-              f"{col(lambda r: (r['phases']['listening'][0] - r['phases']['opened'][0]) / 1e3)} | "
-              f"{col(lambda r: r['cl'][0] if 'cl' in r else None)} ({col(lambda r: r['cl'][1] if 'cl' in r else None)}) | "
-              f"{col(lambda r: r['windows']['conn1'].get('clinit_ms'))} | {col(lambda r: r['windows']['conn1'].get('jit_ms'))} | "
-              f"{col(lambda r: r['windows']['conn1'].get('linked_in_window'))} |")
     cs = []
     for path in sorted(glob.glob(os.path.join(d, "c-r[0-9]*.txt"))):
         lat = {int(w[1]): float(w[2]) / 1000 for w in (l.split() for l in open(path)) if w and w[0] == "latency_us"}
         if 0 in lat:
             cs.append(lat)
+    c_min = min(c[0] for c in cs) if cs else None
+    c_med = statistics.median(c[0] for c in cs) if cs else None
+    order = lambda k: (["plain", "prelinked", "trained", "trained-prelinked"].index(k[0]), k[1])
+    print()
+    print("| variant | AOT cache | 1st connection | × C's 1st (min/min, median/median) | 2nd | 3rd |"
+          " step before open() | launch to main | main to open() without the step | open() to listening |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for key in sorted(runs, key=order):
+        rs = [r for _, r in runs[key] if "connected1" in r["phases"]]
+        if not rs:
+            continue
+        col = lambda f, nd=0: fmt([f(r) for r in rs], nd)
+        firsts = [r["lat"][0] for r in rs]
+        ratio = (f"{min(firsts) / c_min:.1f}× / {statistics.median(firsts) / c_med:.1f}×" if cs else "-")
+        print(f"| {key[0]} | {key[1]} | {col(lambda r: r['lat'][0], 1)} | {ratio} | {col(lambda r: r['lat'].get(1), 1)} | "
+              f"{col(lambda r: r['lat'].get(2), 1)} | {col(lambda r: r['windows']['step']['wall_ms'])} | "
+              f"{col(lambda r: (r['phases']['main'][0] - r['launched']) / 1e3)} | "
+              f"{col(lambda r: (r['phases']['opened'][0] - r['phases']['main'][0]) / 1e3 - r['windows']['step']['wall_ms'])} | "
+              f"{col(lambda r: (r['phases']['listening'][0] - r['phases']['opened'][0]) / 1e3)} |")
     if cs:
-        print(f"| C `cm_event_loop latency` | | {fmt([c[0] for c in cs], 1)} | {fmt([c.get(1) for c in cs], 1)} | "
-              f"{fmt([c.get(2) for c in cs], 1)} | | | | | | | | |")
+        print(f"| C `cm_event_loop latency` | | {fmt([c[0] for c in cs], 1)} | 1 | {fmt([c.get(1) for c in cs], 1)} | "
+              f"{fmt([c.get(2) for c in cs], 1)} | | | | |")
         print("C per run:", "; ".join(" ".join(f"{c[i]:.1f}" for i in sorted(c)) for c in cs))
+    print()
+    print("| variant | AOT cache | static initialisers (clinit) ms | other class loading ms | classes loaded (hidden) |"
+          " functions linked | C1 compile ms | process CPU ms | compiler threads' CPU ms |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for key in sorted(runs, key=order):
+        rs = [r for _, r in runs[key] if "connected1" in r["phases"]]
+        if not rs:
+            continue
+        w1 = lambda f, nd=0: fmt([f(r["windows"]["conn1"]) for r in rs], nd)
+        col = lambda f, nd=0: fmt([f(r) for r in rs], nd)
+        print(f"| {key[0]} | {key[1]} | {w1(lambda w: w['clinit_ms'])} | {w1(lambda w: w['class_load_ms'] - w['clinit_ms'])} | "
+              f"{col(lambda r: r['cl'][0] if 'cl' in r else None)} ({col(lambda r: r['cl'][1] if 'cl' in r else None)}) | "
+              f"{w1(lambda w: w['linked_in_window'])} | {w1(lambda w: w['jit_ms'])} | "
+              f"{w1(lambda w: w['cpu_user_ms'] + w['cpu_sys_ms'])} | {w1(lambda w: w['compiler_cpu_ms'])} |")
 
 
 if __name__ == "__main__":
