@@ -60,8 +60,10 @@ public final class CmId implements AutoCloseable {
     CmId(CmEventChannel channel, MemorySegment id, Ownership channelOwnership) {
         this.channel = channel;
         this.id = id;
-        this.portSpace = PortSpace.of(id.get(JAVA_INT_UNALIGNED, PS));
-        this.ownership = new Ownership("CmId(" + portSpace + ", 0x" + Long.toHexString(id.address()) + ")",
+        PortSpace ps = PortSpace.of(id.get(JAVA_INT_UNALIGNED, PS));
+        this.portSpace = ps;
+        long address = id.address();   // locals only: the description must not reach this wrapper
+        this.ownership = new Ownership(() -> "CmId(" + ps + ", 0x" + Long.toHexString(address) + ")",
                 channelOwnership);
         ownership.watch(this);
     }

@@ -11,7 +11,8 @@ public final class AddressHandle implements AutoCloseable {
 
     AddressHandle(ProtectionDomain pd, MemorySegment ah) {
         this.ah = ah;
-        this.ownership = new Ownership("AddressHandle(0x" + Long.toHexString(ah.address()) + ")", pd.ownership());
+        long address = ah.address();   // locals only: the description must not reach this wrapper
+        this.ownership = new Ownership(() -> "AddressHandle(0x" + Long.toHexString(address) + ")", pd.ownership());
         ownership.watch(this);
     }
 

@@ -31,8 +31,10 @@ public final class CompletionChannel implements AutoCloseable {
     CompletionChannel(DeviceContext context, MemorySegment channel) {
         this.context = context;
         this.channel = channel;
-        this.fd = channel.get(JAVA_INT_UNALIGNED, Layouts.IBV_COMP_CHANNEL.offset("fd"));
-        this.ownership = new Ownership("CompletionChannel(fd " + fd + ")", context.ownership());
+        int f = channel.get(JAVA_INT_UNALIGNED, Layouts.IBV_COMP_CHANNEL.offset("fd"));
+        this.fd = f;
+        // described from locals only: the description must not reach this wrapper (its cleaner holds it)
+        this.ownership = new Ownership(() -> "CompletionChannel(fd " + f + ")", context.ownership());
         ownership.watch(this);
         // Out-parameters of ibv_get_cq_event, reused: no allocation per event; both in one
         // allocation (an auto arena's allocate is a malloc and a Cleaner registration each).

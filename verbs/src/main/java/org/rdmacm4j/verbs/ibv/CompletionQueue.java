@@ -37,9 +37,11 @@ public final class CompletionQueue implements AutoCloseable {
         MemorySegment ctx = cq.get(Layouts.IBV_CONTEXT.pointerField(), Layouts.IBV_CQ.offset("context"));
         this.pollFn = OpsTable.op(ctx, "poll_cq");
         this.notifyFn = OpsTable.op(ctx, "req_notify_cq");
-        this.capacity = cq.get(JAVA_INT_UNALIGNED, Layouts.IBV_CQ.offset("cqe"));
-        this.ownership = new Ownership("CompletionQueue(cqe " + capacity + ", handle "
-                + cq.get(JAVA_INT_UNALIGNED, Layouts.IBV_CQ.offset("handle")) + ")",
+        int cqe = cq.get(JAVA_INT_UNALIGNED, Layouts.IBV_CQ.offset("cqe"));
+        int handle = cq.get(JAVA_INT_UNALIGNED, Layouts.IBV_CQ.offset("handle"));
+        this.capacity = cqe;
+        // described from locals only: the description must not reach this wrapper (its cleaner holds it)
+        this.ownership = new Ownership(() -> "CompletionQueue(cqe " + cqe + ", handle " + handle + ")",
                 context.ownership(), channel == null ? null : channel.ownership());
         ownership.watch(this);
         Registry.put(cq.address(), this);

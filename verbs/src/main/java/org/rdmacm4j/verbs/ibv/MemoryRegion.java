@@ -21,10 +21,13 @@ public final class MemoryRegion implements AutoCloseable {
     MemoryRegion(ProtectionDomain pd, MemorySegment buffer, MemorySegment mr) {
         this.buffer = buffer;
         this.mr = mr;
-        this.lkey = mr.get(JAVA_INT_UNALIGNED, Layouts.IBV_MR.offset("lkey"));
+        int l = mr.get(JAVA_INT_UNALIGNED, Layouts.IBV_MR.offset("lkey"));
+        this.lkey = l;
         this.rkey = mr.get(JAVA_INT_UNALIGNED, Layouts.IBV_MR.offset("rkey"));
-        this.ownership = new Ownership("MemoryRegion(0x" + Long.toHexString(buffer.address()) + ", "
-                + buffer.byteSize() + " bytes, lkey 0x" + Integer.toHexString(lkey) + ")", pd.ownership());
+        long address = buffer.address();   // locals only: the description must not reach this wrapper
+        long size = buffer.byteSize();
+        this.ownership = new Ownership(() -> "MemoryRegion(0x" + Long.toHexString(address) + ", "
+                + size + " bytes, lkey 0x" + Integer.toHexString(l) + ")", pd.ownership());
         ownership.watch(this);
     }
 

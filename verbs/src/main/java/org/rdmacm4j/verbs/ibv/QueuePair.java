@@ -33,13 +33,16 @@ public final class QueuePair implements AutoCloseable {
 
     QueuePair(MemorySegment qp, QpInitAttributes attrs, Runnable destroy, Ownership... parents) {
         this.qp = Layouts.IBV_QP.view(qp);
-        this.type = QpType.of(this.qp.get(JAVA_INT_UNALIGNED, Layouts.IBV_QP.offset("qp_type")));
-        this.qpNum = this.qp.get(JAVA_INT_UNALIGNED, Layouts.IBV_QP.offset("qp_num"));
+        QpType t = QpType.of(this.qp.get(JAVA_INT_UNALIGNED, Layouts.IBV_QP.offset("qp_type")));
+        int num = this.qp.get(JAVA_INT_UNALIGNED, Layouts.IBV_QP.offset("qp_num"));
+        this.type = t;
+        this.qpNum = num;
         MemorySegment ctx = this.qp.get(Layouts.IBV_CONTEXT.pointerField(), Layouts.IBV_QP.offset("context"));
         this.postSendFn = OpsTable.op(ctx, "post_send");
         this.postRecvFn = OpsTable.op(ctx, "post_recv");
         this.destroy = destroy;
-        this.ownership = new Ownership("QueuePair(" + type + ", qp_num " + qpNum + ")", parents);
+        // described from locals only: the description must not reach this wrapper (its cleaner holds it)
+        this.ownership = new Ownership(() -> "QueuePair(" + t + ", qp_num " + num + ")", parents);
         ownership.watch(this);
         Registry.put(this.qp.address(), this);
     }

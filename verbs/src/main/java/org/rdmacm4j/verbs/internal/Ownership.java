@@ -1,7 +1,9 @@
 package org.rdmacm4j.verbs.internal;
 
+import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -14,15 +16,28 @@ import java.util.stream.Collectors;
  *
  * <p>Any thread may ask; the native object's owner thread should be the one that closes it
  * (a close racing a use on another thread is the caller's bug, and not detected).
+ *
+ * <p>Cheap to make and to free, because a connection makes several (its ids, its QP) on the CM
+ * dispatcher (issue 21): the description can be given as a {@link Supplier}, built only when a
+ * message or {@link #live()} needs it (a string concatenation per object was 3 % of the
+ * dispatcher's Java samples); the set of children is made at the first child (most objects have
+ * none), and the parents are a fixed array. The sets and the array change under the monitor of the
+ * object they belong to, and no method holds two monitors.
  */
 public final class Ownership {
     private static final Set<Ownership> LIVE = ConcurrentHashMap.newKeySet();
     private static final java.lang.ref.Cleaner CLEANER = java.lang.ref.Cleaner.create();
     private static final System.Logger LOG = System.getLogger("org.rdmacm4j.verbs");
 
-    private final String what;
-    private final java.util.List<Ownership> parents = new java.util.concurrent.CopyOnWriteArrayList<>();
-    private final Set<Ownership> children = ConcurrentHashMap.newKeySet();
+    private static final Ownership[] NO_PARENTS = new Ownership[0];
+
+    /** The description once built (benign race: every thread builds the same string). */
+    private volatile String what;
+    private final Supplier<String> describer;
+    /** The open objects this one depends on; under this object's monitor. */
+    private Ownership[] parents = NO_PARENTS;
+    /** The open objects that depend on this one, made at the first; under this object's monitor. */
+    private Set<Ownership> children;
     private volatile boolean closed;   // written under this; read without a lock on the data path
 
     /**
@@ -30,28 +45,72 @@ public final class Ownership {
      * a QP on its PD, its CQs, its SRQ and its rdma_cm id; each then refuses to close first.
      */
     public Ownership(String what, Ownership... parents) {
+        this(null, what, parents);
+    }
+
+    /**
+     * As {@link #Ownership(String, Ownership...)}, with the description built on first use. The
+     * supplier must not reach the wrapper that holds this object (capture locals, not the wrapper's
+     * fields): the wrapper's cleaner ({@link #watch}) holds it.
+     */
+    public Ownership(Supplier<String> what, Ownership... parents) {
+        this(what, null, parents);
+    }
+
+    private Ownership(Supplier<String> describer, String what, Ownership[] parents) {
+        this.describer = describer;
         this.what = what;
         LIVE.add(this);
         if (parents == null) {   // a single null argument: a root object
             return;
         }
+        int n = 0;
+        for (Ownership p : parents) {
+            if (p != null) {
+                n++;
+            }
+        }
+        Ownership[] mine = new Ownership[n];
+        int i = 0;
         for (Ownership p : parents) {
             if (p != null) {
                 p.adopt(this);
-                this.parents.add(p);
+                mine[i++] = p;
             }
+        }
+        synchronized (this) {
+            this.parents = mine;
         }
     }
 
     private synchronized void adopt(Ownership child) {
         ensureOpen();
+        if (children == null) {
+            children = new HashSet<>(4);
+        }
         children.add(child);
+    }
+
+    private synchronized void forget(Ownership child) {
+        if (children != null) {
+            children.remove(child);
+        }
+    }
+
+    /** What the object is, as in every message about it. */
+    private String what() {
+        String w = what;
+        if (w == null) {
+            w = describer.get();
+            what = w;
+        }
+        return w;
     }
 
     /** Throws {@link IllegalStateException} if closed. */
     public void ensureOpen() {
         if (closed) {
-            throw new IllegalStateException(what + " is closed");
+            throw new IllegalStateException(what() + " is closed");
         }
     }
 
@@ -68,9 +127,9 @@ public final class Ownership {
         if (closed) {
             return false;
         }
-        if (!children.isEmpty()) {
-            throw new IllegalStateException("cannot close " + what + ": still open: "
-                    + children.stream().map(c -> c.what).sorted().collect(Collectors.joining(", "))
+        if (children != null && !children.isEmpty()) {
+            throw new IllegalStateException("cannot close " + what() + ": still open: "
+                    + children.stream().map(Ownership::what).sorted().collect(Collectors.joining(", "))
                     + " (close them first)");
         }
         closed = true;
@@ -106,18 +165,29 @@ public final class Ownership {
     /** The native object is gone; the parents forget it. */
     public void closed() {
         LIVE.remove(this);
-        for (Ownership p : parents) {
-            p.children.remove(this);
+        Ownership[] ps;
+        synchronized (this) {
+            ps = parents;
+            parents = NO_PARENTS;
         }
-        parents.clear();
+        for (Ownership p : ps) {
+            p.forget(this);
+        }
     }
 
     /** Moves this object from one parent to another (an id migrated to another event channel). */
     public void reparent(Ownership oldParent, Ownership newParent) {
         newParent.adopt(this);
-        parents.add(newParent);
-        oldParent.children.remove(this);
-        parents.remove(oldParent);
+        synchronized (this) {
+            Ownership[] ps = parents.clone();
+            for (int i = 0; i < ps.length; i++) {
+                if (ps[i] == oldParent) {
+                    ps[i] = newParent;
+                }
+            }
+            parents = ps;
+        }
+        oldParent.forget(this);
     }
 
     /**
@@ -129,23 +199,23 @@ public final class Ownership {
         CLEANER.register(wrapper, () -> {
             if (!closed) {
                 LOG.log(System.Logger.Level.WARNING, "{0} was garbage-collected without close(): its native"
-                        + " object leaks until the process exits", what);
+                        + " object leaks until the process exits", what());
             }
         });
     }
 
     /** Every native object of this JVM that is open now, by description (sorted). */
     public static java.util.List<String> live() {
-        return LIVE.stream().map(o -> o.what).sorted().toList();
+        return LIVE.stream().map(Ownership::what).sorted().toList();
     }
 
     /** Live children, for tests and diagnostics. */
-    public int childCount() {
-        return children.size();
+    public synchronized int childCount() {
+        return children == null ? 0 : children.size();
     }
 
     @Override
     public String toString() {
-        return what;
+        return what();
     }
 }

@@ -100,4 +100,25 @@ class OwnershipTest {
         cq.close(() -> { });
         assertThat(cq.isClosed()).isTrue();
     }
+
+    @Test
+    void aDescriptionGivenAsASupplierIsBuiltOnFirstUseOnlyAndOnce() {
+        java.util.concurrent.atomic.AtomicInteger built = new java.util.concurrent.atomic.AtomicInteger();
+        Ownership pd = new Ownership("PD(lazy test)");
+        Ownership cq = new Ownership("CQ(lazy test)");
+        Ownership qp = new Ownership(() -> "QP(lazy test, " + built.incrementAndGet() + ")", pd, null, cq);
+        assertThat(built).as("nothing built while nobody asks").hasValue(0);
+
+        assertThatThrownBy(pd::beginClose).hasMessageContaining("QP(lazy test, 1)");
+        assertThat(qp.toString()).isEqualTo("QP(lazy test, 1)");
+        assertThat(Ownership.live()).contains("QP(lazy test, 1)");
+        assertThat(built).as("built once").hasValue(1);
+
+        qp.close(() -> { });
+        assertThat(pd.childCount()).as("both parents forget it; the null one is skipped").isZero();
+        assertThat(cq.childCount()).isZero();
+        assertThatThrownBy(qp::ensureOpen).hasMessage("QP(lazy test, 1) is closed");
+        assertThat(pd.beginClose()).isTrue();
+        assertThat(cq.beginClose()).isTrue();
+    }
 }
