@@ -168,10 +168,9 @@ public final class CmEventChannel implements AutoCloseable {
      * every three events of a connection's life) would only cost the dispatcher.
      */
     private static boolean carriesConnParam(CmEventType type) {
-        return switch (type) {
-            case CONNECT_REQUEST, CONNECT_RESPONSE, ESTABLISHED, REJECTED -> true;
-            default -> false;
-        };
+        // comparisons, not an enum switch: no synthetic switch-map class to load at the first event
+        return type == CmEventType.CONNECT_REQUEST || type == CmEventType.CONNECT_RESPONSE
+                || type == CmEventType.ESTABLISHED || type == CmEventType.REJECTED;
     }
 
     /** {@code rdma_event_str}. Any thread. */

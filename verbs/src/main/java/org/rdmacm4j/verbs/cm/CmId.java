@@ -26,6 +26,7 @@ import org.rdmacm4j.verbs.ibv.DeviceContext;
 import org.rdmacm4j.verbs.ibv.ProtectionDomain;
 import org.rdmacm4j.verbs.ibv.QpInitAttributes;
 import org.rdmacm4j.verbs.ibv.QueuePair;
+import java.util.function.Supplier;
 
 /**
  * One {@code struct rdma_cm_id}: made by {@link CmEventChannel#createId} or delivered by a
@@ -62,9 +63,8 @@ public final class CmId implements AutoCloseable {
         this.id = id;
         PortSpace ps = PortSpace.of(id.get(JAVA_INT_UNALIGNED, PS));
         this.portSpace = ps;
-        long address = id.address();   // locals only: the description must not reach this wrapper
-        this.ownership = new Ownership(() -> "CmId(" + ps + ", 0x" + Long.toHexString(address) + ")",
-                channelOwnership);
+        long address = id.address();   // the description holds values, never this wrapper
+        this.ownership = new Ownership(new What(ps, address), channelOwnership);
         ownership.watch(this);
     }
 
@@ -423,6 +423,18 @@ public final class CmId implements AutoCloseable {
         // this runs for every connection on the dispatcher (C1-only launchers do no escape analysis).
         if (v < 0 || v > max) {
             throw new IllegalArgumentException(what + " " + v + " is out of range 0.." + max);
+        }
+    }
+
+    /**
+     * The description {@link Ownership} builds on first use: a record, not a lambda, so making one links
+     * no call site at a process's first connection (a lambda's would be, since the build's AOT training
+     * runs without a device and never reaches this constructor).
+     */
+    private record What(PortSpace portSpace, long address) implements Supplier<String> {
+        @Override
+        public String get() {
+            return "CmId(" + portSpace + ", 0x" + Long.toHexString(address) + ")";
         }
     }
 }

@@ -13,6 +13,7 @@ import org.rdmacm4j.verbs.internal.Layouts;
 import org.rdmacm4j.verbs.internal.Libc;
 import org.rdmacm4j.verbs.internal.Ownership;
 import org.rdmacm4j.verbs.internal.Registry;
+import java.util.function.Supplier;
 
 /**
  * A completion event channel ({@code struct ibv_comp_channel}): the fd that becomes readable
@@ -33,8 +34,8 @@ public final class CompletionChannel implements AutoCloseable {
         this.channel = channel;
         int f = channel.get(JAVA_INT_UNALIGNED, Layouts.IBV_COMP_CHANNEL.offset("fd"));
         this.fd = f;
-        // described from locals only: the description must not reach this wrapper (its cleaner holds it)
-        this.ownership = new Ownership(() -> "CompletionChannel(fd " + f + ")", context.ownership());
+        // the description holds values, never this wrapper: the wrapper's cleaner holds the description
+        this.ownership = new Ownership(new What(f), context.ownership());
         ownership.watch(this);
         // Out-parameters of ibv_get_cq_event, reused: no allocation per event; both in one
         // allocation (an auto arena's allocate is a malloc and a Cleaner registration each).
@@ -136,5 +137,17 @@ public final class CompletionChannel implements AutoCloseable {
     @Override
     public String toString() {
         return ownership.toString();
+    }
+
+    /**
+     * The description {@link Ownership} builds on first use: a record, not a lambda, so making one links
+     * no call site at a process's first connection (a lambda's would be, since the build's AOT training
+     * runs without a device and never reaches this constructor).
+     */
+    private record What(int fd) implements Supplier<String> {
+        @Override
+        public String get() {
+            return "CompletionChannel(fd " + fd + ")";
+        }
     }
 }

@@ -11,6 +11,7 @@ import org.rdmacm4j.verbs.internal.Native;
 import org.rdmacm4j.verbs.internal.OpsTable;
 import org.rdmacm4j.verbs.internal.Ownership;
 import org.rdmacm4j.verbs.internal.Registry;
+import java.util.function.Supplier;
 
 /**
  * A completion queue ({@code struct ibv_cq}). {@link #poll} and {@link #requestNotify} go
@@ -40,9 +41,8 @@ public final class CompletionQueue implements AutoCloseable {
         int cqe = cq.get(JAVA_INT_UNALIGNED, Layouts.IBV_CQ.offset("cqe"));
         int handle = cq.get(JAVA_INT_UNALIGNED, Layouts.IBV_CQ.offset("handle"));
         this.capacity = cqe;
-        // described from locals only: the description must not reach this wrapper (its cleaner holds it)
-        this.ownership = new Ownership(() -> "CompletionQueue(cqe " + cqe + ", handle " + handle + ")",
-                context.ownership(), channel == null ? null : channel.ownership());
+        // the description holds values, never this wrapper: the wrapper's cleaner holds the description
+        this.ownership = new Ownership(new What(cqe, handle), context.ownership(), channel == null ? null : channel.ownership());
         ownership.watch(this);
         Registry.put(cq.address(), this);
     }
@@ -155,5 +155,17 @@ public final class CompletionQueue implements AutoCloseable {
     @Override
     public String toString() {
         return ownership.toString();
+    }
+
+    /**
+     * The description {@link Ownership} builds on first use: a record, not a lambda, so making one links
+     * no call site at a process's first connection (a lambda's would be, since the build's AOT training
+     * runs without a device and never reaches this constructor).
+     */
+    private record What(int cqe, int handle) implements Supplier<String> {
+        @Override
+        public String get() {
+            return "CompletionQueue(cqe " + cqe + ", handle " + handle + ")";
+        }
     }
 }

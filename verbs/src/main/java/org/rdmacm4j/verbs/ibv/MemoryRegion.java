@@ -6,6 +6,7 @@ import java.lang.foreign.MemorySegment;
 import org.rdmacm4j.verbs.internal.IbvLib;
 import org.rdmacm4j.verbs.internal.Layouts;
 import org.rdmacm4j.verbs.internal.Ownership;
+import java.util.function.Supplier;
 
 /**
  * A registered memory region ({@code struct ibv_mr}) over a native {@link MemorySegment}.
@@ -24,10 +25,9 @@ public final class MemoryRegion implements AutoCloseable {
         int l = mr.get(JAVA_INT_UNALIGNED, Layouts.IBV_MR.offset("lkey"));
         this.lkey = l;
         this.rkey = mr.get(JAVA_INT_UNALIGNED, Layouts.IBV_MR.offset("rkey"));
-        long address = buffer.address();   // locals only: the description must not reach this wrapper
+        long address = buffer.address();   // the description holds values, never this wrapper
         long size = buffer.byteSize();
-        this.ownership = new Ownership(() -> "MemoryRegion(0x" + Long.toHexString(address) + ", "
-                + size + " bytes, lkey 0x" + Integer.toHexString(l) + ")", pd.ownership());
+        this.ownership = new Ownership(new What(address, size, l), pd.ownership());
         ownership.watch(this);
     }
 
@@ -74,5 +74,18 @@ public final class MemoryRegion implements AutoCloseable {
     @Override
     public String toString() {
         return ownership.toString();
+    }
+
+    /**
+     * The description {@link Ownership} builds on first use: a record, not a lambda, so making one links
+     * no call site at a process's first connection (a lambda's would be, since the build's AOT training
+     * runs without a device and never reaches this constructor).
+     */
+    private record What(long address, long size, int lkey) implements Supplier<String> {
+        @Override
+        public String get() {
+            return "MemoryRegion(0x" + Long.toHexString(address) + ", " + size + " bytes, lkey 0x"
+                    + Integer.toHexString(lkey) + ")";
+        }
     }
 }

@@ -12,6 +12,7 @@ import org.rdmacm4j.verbs.internal.OpsTable;
 import org.rdmacm4j.verbs.internal.Ownership;
 import org.rdmacm4j.verbs.internal.Registry;
 import org.rdmacm4j.verbs.internal.Scratch;
+import java.util.function.Supplier;
 
 /**
  * A queue pair ({@code struct ibv_qp}), made by {@link ProtectionDomain#createQp} (closed with
@@ -41,8 +42,8 @@ public final class QueuePair implements AutoCloseable {
         this.postSendFn = OpsTable.op(ctx, "post_send");
         this.postRecvFn = OpsTable.op(ctx, "post_recv");
         this.destroy = destroy;
-        // described from locals only: the description must not reach this wrapper (its cleaner holds it)
-        this.ownership = new Ownership(() -> "QueuePair(" + t + ", qp_num " + num + ")", parents);
+        // the description holds values, never this wrapper: the wrapper's cleaner holds the description
+        this.ownership = new Ownership(new What(t, num), parents);
         ownership.watch(this);
         Registry.put(this.qp.address(), this);
     }
@@ -156,5 +157,17 @@ public final class QueuePair implements AutoCloseable {
     @Override
     public String toString() {
         return ownership.toString();
+    }
+
+    /**
+     * The description {@link Ownership} builds on first use: a record, not a lambda, so making one links
+     * no call site at a process's first connection (a lambda's would be, since the build's AOT training
+     * runs without a device and never reaches this constructor).
+     */
+    private record What(QpType type, int qpNum) implements Supplier<String> {
+        @Override
+        public String get() {
+            return "QueuePair(" + type + ", qp_num " + qpNum + ")";
+        }
     }
 }
