@@ -20,7 +20,8 @@ import java.util.stream.Collectors;
  * <p>Cheap to make and to free, because a connection makes several (its ids, its QP) on the CM
  * dispatcher (issue 21): the description can be given as a {@link Supplier}, built only when a
  * message or {@link #live()} needs it (a string concatenation per object was 3 % of the
- * dispatcher's Java samples); the set of children is made at the first child (most objects have
+ * dispatcher's Java samples; the wrappers pass a small record, not a lambda, whose call site would
+ * be linked at a process's first connection); the set of children is made at the first child (most objects have
  * none), and the parents are a fixed array. The sets and the array change under the monitor of the
  * object they belong to, and no method holds two monitors.
  */
@@ -50,8 +51,8 @@ public final class Ownership {
 
     /**
      * As {@link #Ownership(String, Ownership...)}, with the description built on first use. The
-     * supplier must not reach the wrapper that holds this object (capture locals, not the wrapper's
-     * fields): the wrapper's cleaner ({@link #watch}) holds it.
+     * supplier must not reach the wrapper that holds this object (hold values, not the wrapper): the
+     * wrapper's cleaner ({@link #watch}) holds it.
      */
     public Ownership(Supplier<String> what, Ownership... parents) {
         this(what, null, parents);

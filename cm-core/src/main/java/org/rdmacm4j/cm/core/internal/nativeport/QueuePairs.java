@@ -30,7 +30,8 @@ import org.rdmacm4j.verbs.ibv.QueuePair;
  * for a message channel's or datagram channel's receives; else at the keepalive's start, the first
  * one-sided operation or the application's first raw(): {@code CqRegistration}) and routes its
  * completions, hands out the paths and raw access, and drains, quiesces and destroys QP, CQ and
- * channel; it knows which id a QP or CQ belongs to, for the async events.
+ * channel (a CQ no poller ever saw goes back to its device's {@link CqSpares}, and the next QP of
+ * that CQ size takes it); it knows which id a QP or CQ belongs to, for the async events.
  *
  * <p>Threads: the dispatcher's; the router a CQ's completions go through runs on its poller's.
  */
