@@ -54,7 +54,12 @@ done
 COLD_REPS=${COLD_REPS:-0}
 [[ -f ${OUT}/cold-reps ]] && COLD_REPS=$(cat "${OUT}/cold-reps")
 for rep in $(seq 1 "${COLD_REPS}"); do
-  for v in ${JARS}; do
+  variants=(${JARS})
+  if [[ ${ORDER:-alternate} == alternate ]] && (( rep % 2 == 0 )); then   # as the warm repetitions
+    reversed=(); for ((i = ${#variants[@]} - 1; i >= 0; i--)); do reversed+=("${variants[i]}"); done
+    variants=("${reversed[@]}")
+  fi
+  for v in "${variants[@]}"; do
     run_cc "cold-${v%%=*}-c${rep}" "${v#*=}" 0 1
   done
   if [[ -n ${CEL:-} ]]; then
