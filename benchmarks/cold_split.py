@@ -93,14 +93,17 @@ def main(d):
     c_min = min(c[0] for c in cs) if cs else None
     c_med = statistics.median(c[0] for c in cs) if cs else None
     order = lambda k: (["plain", "prelinked", "trained", "trained-prelinked"].index(k[0]), k[1])
+
+    def measured():   # (variant, cache) and its runs that reached a first connection, in table order
+        for key in sorted(runs, key=order):
+            rs = [r for _, r in runs[key] if "connected1" in r["phases"]]
+            if rs:
+                yield key, rs
     print()
     print("| variant | AOT cache | 1st connection | × C's 1st (min/min, median/median) | 2nd | 3rd |"
           " step before open() | launch to main | main to open() without the step | open() to listening |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for key in sorted(runs, key=order):
-        rs = [r for _, r in runs[key] if "connected1" in r["phases"]]
-        if not rs:
-            continue
+    for key, rs in measured():
         col = lambda f, nd=0: fmt([f(r) for r in rs], nd)
         firsts = [r["lat"][0] for r in rs]
         ratio = (f"{min(firsts) / c_min:.1f}× / {statistics.median(firsts) / c_med:.1f}×" if cs else "-")
@@ -117,10 +120,7 @@ def main(d):
     print("| variant | AOT cache | static initialisers (clinit) ms | other class loading ms | classes loaded (hidden) |"
           " functions linked | C1 compile ms | process CPU ms | compiler threads' CPU ms |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for key in sorted(runs, key=order):
-        rs = [r for _, r in runs[key] if "connected1" in r["phases"]]
-        if not rs:
-            continue
+    for key, rs in measured():
         w1 = lambda f, nd=0: fmt([f(r["windows"]["conn1"]) for r in rs], nd)
         col = lambda f, nd=0: fmt([f(r) for r in rs], nd)
         print(f"| {key[0]} | {key[1]} | {w1(lambda w: w['clinit_ms'])} | {w1(lambda w: w['class_load_ms'] - w['clinit_ms'])} | "

@@ -20,7 +20,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.rdmacm4j.cm.core.AcceptOptions;
 import org.rdmacm4j.cm.core.ConnectOptions;
 import org.rdmacm4j.cm.core.ConnectionHandler;
@@ -167,11 +166,7 @@ public final class CmBench {
     }
 
     private static <T> T await(CompletableFuture<T> f) throws Exception {
-        try {
-            return f.get(WAIT_S, TimeUnit.SECONDS);
-        } catch (TimeoutException e) {
-            throw new IllegalStateException("no completion within " + WAIT_S + " s", e);
-        }
+        return Waits.await(f, WAIT_S);
     }
 
     private static void storm(InetSocketAddress at, InetSocketAddress from, int n) throws Exception {
@@ -298,14 +293,7 @@ public final class CmBench {
                 if (i == k - 1) {   // where the last (warmest) connection spent its time, step by step
                     c.history().forEach(e -> System.out.println("history client " + e));
                 }
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
-                while (accepted.isEmpty() && System.nanoTime() < deadline) {
-                    Thread.sleep(1);
-                }
-                RdmaConnection s = accepted.poll();
-                if (s == null) {
-                    throw new IllegalStateException("connection " + i + " was never accepted");
-                }
+                RdmaConnection s = Waits.nextAccepted(accepted, i, WAIT_S);
                 await(s.closeFuture());
                 if (i == k - 1) {
                     s.history().forEach(e -> System.out.println("history server " + e));

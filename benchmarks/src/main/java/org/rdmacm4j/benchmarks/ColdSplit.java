@@ -19,8 +19,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.rdmacm4j.cm.core.AcceptOptions;
 import org.rdmacm4j.cm.core.ColdStart;
 import org.rdmacm4j.cm.core.ConnectOptions;
@@ -136,15 +134,7 @@ public final class ColdSplit {
                 System.out.printf("latency_us %d %.1f%n", i, (t1 - t0) / 1e3);
                 Snapshot.phase("connected" + (i + 1));
                 await(c.close());
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
-                while (accepted.isEmpty() && System.nanoTime() < deadline) {
-                    Thread.sleep(1);
-                }
-                RdmaConnection srv = accepted.poll();
-                if (srv == null) {
-                    throw new IllegalStateException("connection " + i + " was never accepted");
-                }
-                await(srv.closeFuture());
+                await(Waits.nextAccepted(accepted, i, WAIT_S).closeFuture());
                 s = Snapshot.take();   // the close is in no window
             }
             await(l.close());
@@ -152,11 +142,7 @@ public final class ColdSplit {
     }
 
     private static <T> T await(CompletableFuture<T> f) throws Exception {
-        try {
-            return f.get(WAIT_S, TimeUnit.SECONDS);
-        } catch (TimeoutException e) {
-            throw new IllegalStateException("no completion within " + WAIT_S + " s", e);
-        }
+        return Waits.await(f, WAIT_S);
     }
 
     /** The process's state at one moment: time, CPU, the compiler threads' CPU, the JVM counters, links. */

@@ -12,7 +12,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.rdmacm4j.cm.core.AcceptOptions;
 import org.rdmacm4j.cm.core.ConnectOptions;
 import org.rdmacm4j.cm.core.ConnectionHandler;
@@ -132,11 +131,7 @@ public final class ConnectCost {
     }
 
     private static <T> T await(CompletableFuture<T> f) throws Exception {
-        try {
-            return f.get(WAIT_S, TimeUnit.SECONDS);
-        } catch (TimeoutException e) {
-            throw new IllegalStateException("no completion within " + WAIT_S + " s", e);
-        }
+        return Waits.await(f, WAIT_S);
     }
 
     /** utime and stime (ticks) of every live thread, by name (comm); threads of one name added up. */
