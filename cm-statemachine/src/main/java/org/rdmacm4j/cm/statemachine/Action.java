@@ -22,6 +22,51 @@ import java.util.Objects;
  */
 public sealed interface Action {
 
+    /**
+     * Which record this is. The switches that run on every connection (the RC machines, the core's
+     * action and notice dispatch) switch over this enum, not over the sealed type: JDK 25 links each
+     * pattern {@code switch} call site on its first run by generating and loading a class
+     * ({@code SwitchBootstraps.typeSwitch}), 30-50 ms each in the soft-RoCE guest, which the AOT cache
+     * does not keep, while an enum switch is plain bytecode. The compiler still proves such a switch
+     * exhaustive, over the constants; {@code VariantsTest} checks that each record answers its own.
+     */
+    Variant variant();
+
+    /** One constant per record, named after it. */
+    enum Variant {
+        ACK_CM_EVENT,
+        ACK_ASYNC_EVENT,
+        CREATE_ID,
+        RESOLVE_ADDR,
+        RESOLVE_ROUTE,
+        CREATE_QP,
+        CONNECT,
+        ACCEPT,
+        JOIN_MULTICAST,
+        RELISTEN,
+        REJECT,
+        NOTIFY,
+        DISCONNECT,
+        DRAIN_QP,
+        DESTROY_QP,
+        QUIESCE_CQ,
+        DESTROY_CQ,
+        DESTROY_COMP_CHANNEL,
+        DESTROY_ID,
+        LEAK_ID,
+        LEAVE_MULTICAST,
+        OFFER_REQUEST,
+        REFUSE_REQUEST,
+        SETTLE_REQUEST,
+        ARM_TIMER,
+        CANCEL_TIMER,
+        COMPLETE_FUTURE,
+        FAIL_FUTURE,
+        CALL_HANDLER,
+        LOG_UNEXPECTED
+    }
+
+
     /** Native calls whose failure changes what the machine does next. */
     sealed interface NativeCall extends Action { }
 
@@ -30,29 +75,43 @@ public sealed interface Action {
      * acked ({@code rdma_ack_cm_event}) by the verbs layer when it was copied; the core makes no
      * native call and must not ack it again. Exactly one per CmEvent input, first in the list.
      */
-    record AckCmEvent(long seq) implements Action { }
+    record AckCmEvent(long seq) implements Action {
+        @Override public Variant variant() { return Variant.ACK_CM_EVENT; }
+    }
 
     /**
      * Bookkeeping: the async event with this sequence number was consumed by this step. It was
      * already acked ({@code ibv_ack_async_event}) by the verbs layer when it was copied; the core
      * makes no native call. Exactly one per AsyncEvent input, first in the list.
      */
-    record AckAsyncEvent(long seq) implements Action { }
+    record AckAsyncEvent(long seq) implements Action {
+        @Override public Variant variant() { return Variant.ACK_ASYNC_EVENT; }
+    }
 
     /** {@code rdma_create_id} (a fresh id for a retry after REJECTED: an id that was rejected cannot connect again). */
-    record CreateId() implements NativeCall { }
+    record CreateId() implements NativeCall {
+        @Override public Variant variant() { return Variant.CREATE_ID; }
+    }
 
     /** {@code rdma_resolve_addr} with the kernel-side timeout. */
-    record ResolveAddr(int timeoutMs) implements NativeCall { }
+    record ResolveAddr(int timeoutMs) implements NativeCall {
+        @Override public Variant variant() { return Variant.RESOLVE_ADDR; }
+    }
 
     /** {@code rdma_resolve_route} with the kernel-side timeout. */
-    record ResolveRoute(int timeoutMs) implements NativeCall { }
+    record ResolveRoute(int timeoutMs) implements NativeCall {
+        @Override public Variant variant() { return Variant.RESOLVE_ROUTE; }
+    }
 
     /** Create the QP on the id ({@code rdma_create_qp}), plus its CQ(s) and completion channel if absent. */
-    record CreateQp() implements NativeCall { }
+    record CreateQp() implements NativeCall {
+        @Override public Variant variant() { return Variant.CREATE_QP; }
+    }
 
     /** {@code rdma_connect} (RC: REQ; UD: SIDR_REQ). */
     record Connect(Bytes privateData, CmTuning tuning) implements NativeCall {
+        @Override public Variant variant() { return Variant.CONNECT; }
+
         public Connect {
             Objects.requireNonNull(privateData, "privateData");
             Objects.requireNonNull(tuning, "tuning");
@@ -61,6 +120,8 @@ public sealed interface Action {
 
     /** {@code rdma_accept} (RC: REP; UD: SIDR_REP). */
     record Accept(Bytes privateData, CmTuning tuning) implements NativeCall {
+        @Override public Variant variant() { return Variant.ACCEPT; }
+
         public Accept {
             Objects.requireNonNull(privateData, "privateData");
             Objects.requireNonNull(tuning, "tuning");
@@ -69,13 +130,17 @@ public sealed interface Action {
 
     /** {@code rdma_join_multicast} with the group as context. */
     record JoinMulticast(String group) implements NativeCall {
+        @Override public Variant variant() { return Variant.JOIN_MULTICAST; }
+
         public JoinMulticast {
             Objects.requireNonNull(group, "group");
         }
     }
 
     /** Listener: destroy nothing, create a fresh id, bind it to the listener's address, listen. */
-    record Relisten() implements NativeCall { }
+    record Relisten() implements NativeCall {
+        @Override public Variant variant() { return Variant.RELISTEN; }
+    }
 
     /**
      * {@code rdma_reject} (IB: consumer reject, status 28, with these bytes; iWARP: MPA reject).
@@ -83,38 +148,56 @@ public sealed interface Action {
      * the library sends itself ({@link org.rdmacm4j.cm.statemachine.privatedata.SystemReject}).
      */
     record Reject(Bytes privateData) implements Action {
+        @Override public Variant variant() { return Variant.REJECT; }
+
         public Reject {
             Objects.requireNonNull(privateData, "privateData");
         }
     }
 
     /** {@code rdma_notify}: COMM_EST arrived before the RTU; tell the CM the connection is up. */
-    record Notify() implements Action { }
+    record Notify() implements Action {
+        @Override public Variant variant() { return Variant.NOTIFY; }
+    }
 
     /** {@code rdma_disconnect}: sends DREQ (or answers one) and moves the QP to the error state. */
-    record Disconnect() implements Action { }
+    record Disconnect() implements Action {
+        @Override public Variant variant() { return Variant.DISCONNECT; }
+    }
 
     /** Flush the QP (error state, wait for the flush completions); answered by Quiesced(QP). */
-    record DrainQp() implements Action { }
+    record DrainQp() implements Action {
+        @Override public Variant variant() { return Variant.DRAIN_QP; }
+    }
 
     /**
      * {@code rdma_destroy_qp}. Only after the QP was drained (Quiesced(QP), its drain deadline, or
      * the device gone), after Quiesced(CQ) (the poller stopped: it cannot touch the QP any more),
      * and with no multicast group attached.
      */
-    record DestroyQp() implements Action { }
+    record DestroyQp() implements Action {
+        @Override public Variant variant() { return Variant.DESTROY_QP; }
+    }
 
     /** Ask the completion poller to stop and ack its CQ events; answered by Quiesced(CQ). */
-    record QuiesceCq() implements Action { }
+    record QuiesceCq() implements Action {
+        @Override public Variant variant() { return Variant.QUIESCE_CQ; }
+    }
 
     /** {@code ibv_destroy_cq} for the id's CQ(s). Only after Quiesced(CQ). */
-    record DestroyCq() implements Action { }
+    record DestroyCq() implements Action {
+        @Override public Variant variant() { return Variant.DESTROY_CQ; }
+    }
 
     /** {@code ibv_destroy_comp_channel}. Only after the CQs that use it are destroyed. */
-    record DestroyCompChannel() implements Action { }
+    record DestroyCompChannel() implements Action {
+        @Override public Variant variant() { return Variant.DESTROY_COMP_CHANNEL; }
+    }
 
     /** {@code rdma_destroy_id}. Only when every CM event of the id has been acked (it blocks otherwise). */
-    record DestroyId() implements Action { }
+    record DestroyId() implements Action {
+        @Override public Variant variant() { return Variant.DESTROY_ID; }
+    }
 
     /**
      * Give up on the id without destroying it: the core forgets the id and every native object it
@@ -124,6 +207,8 @@ public sealed interface Action {
      * replaces every later destroy of that id; the id reaches its terminal phase in the same step.
      */
     record LeakId(String why) implements Action {
+        @Override public Variant variant() { return Variant.LEAK_ID; }
+
         public LeakId {
             Objects.requireNonNull(why, "why");
         }
@@ -131,6 +216,8 @@ public sealed interface Action {
 
     /** {@code rdma_leave_multicast}. */
     record LeaveMulticast(String group) implements Action {
+        @Override public Variant variant() { return Variant.LEAVE_MULTICAST; }
+
         public LeaveMulticast {
             Objects.requireNonNull(group, "group");
         }
@@ -138,6 +225,8 @@ public sealed interface Action {
 
     /** Listener: hand a copied connection request to the application (a passive machine is created for it). */
     record OfferRequest(Input.CmEvent request) implements Action {
+        @Override public Variant variant() { return Variant.OFFER_REQUEST; }
+
         public OfferRequest {
             Objects.requireNonNull(request, "request");
         }
@@ -149,6 +238,8 @@ public sealed interface Action {
      * and destroy it. No machine is created for it and no RequestSettled follows.
      */
     record RefuseRequest(Input.CmEvent request, Bytes rejectData) implements Action {
+        @Override public Variant variant() { return Variant.REFUSE_REQUEST; }
+
         public RefuseRequest {
             Objects.requireNonNull(request, "request");
             Objects.requireNonNull(rejectData, "rejectData");
@@ -161,10 +252,14 @@ public sealed interface Action {
      * Emitted exactly once per request machine. Not a native call: the core feeds
      * {@link Input.RequestSettled} to the listener that offered the request.
      */
-    record SettleRequest() implements Action { }
+    record SettleRequest() implements Action {
+        @Override public Variant variant() { return Variant.SETTLE_REQUEST; }
+    }
 
     /** Arm (or re-arm) timer {@code kind}; its expiry comes back as TimerExpired(kind, generation). */
     record ArmTimer(TimerKind kind, long generation, long delayNanos) implements Action {
+        @Override public Variant variant() { return Variant.ARM_TIMER; }
+
         public ArmTimer {
             Objects.requireNonNull(kind, "kind");
         }
@@ -172,6 +267,8 @@ public sealed interface Action {
 
     /** Cancel timer {@code kind} of this {@code generation}; an expiry already on its way is then ignored. */
     record CancelTimer(TimerKind kind, long generation) implements Action {
+        @Override public Variant variant() { return Variant.CANCEL_TIMER; }
+
         public CancelTimer {
             Objects.requireNonNull(kind, "kind");
         }
@@ -179,6 +276,8 @@ public sealed interface Action {
 
     /** Complete the future of command {@code request}. Emitted at most once per request. */
     record CompleteFuture(long request, Outcome outcome) implements Action {
+        @Override public Variant variant() { return Variant.COMPLETE_FUTURE; }
+
         public CompleteFuture {
             Objects.requireNonNull(outcome, "outcome");
         }
@@ -186,6 +285,8 @@ public sealed interface Action {
 
     /** Fail the future of command {@code request}. Emitted at most once per request. */
     record FailFuture(long request, Failure failure) implements Action {
+        @Override public Variant variant() { return Variant.FAIL_FUTURE; }
+
         public FailFuture {
             Objects.requireNonNull(failure, "failure");
         }
@@ -193,6 +294,8 @@ public sealed interface Action {
 
     /** Call the application's handler (off the dispatcher thread). */
     record CallHandler(Notice notice) implements Action {
+        @Override public Variant variant() { return Variant.CALL_HANDLER; }
+
         public CallHandler {
             Objects.requireNonNull(notice, "notice");
         }
@@ -200,6 +303,8 @@ public sealed interface Action {
 
     /** An input the machine did not expect in this phase. Logged by the core; never an exception. */
     record LogUnexpected(String phase, String input, String why) implements Action {
+        @Override public Variant variant() { return Variant.LOG_UNEXPECTED; }
+
         public LogUnexpected {
             Objects.requireNonNull(phase, "phase");
             Objects.requireNonNull(input, "input");

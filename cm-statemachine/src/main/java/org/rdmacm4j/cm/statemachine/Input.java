@@ -7,10 +7,43 @@ import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
 import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
 
 /**
- * Everything that can happen to an id, as an immutable value. The machines switch over this
- * sealed hierarchy exhaustively; the compiler proves that no kind of input is forgotten.
+ * Everything that can happen to an id, as an immutable value. The machines switch over its
+ * {@link Variant} exhaustively (see {@link #variant()} for why not over the sealed type itself): the
+ * compiler proves that no kind of input is forgotten, and {@code VariantsTest} that every record
+ * answers its own constant.
  */
 public sealed interface Input {
+
+    /**
+     * Which record this is. The switches that run on every connection (the RC machines, the core's
+     * action and notice dispatch) switch over this enum, not over the sealed type: JDK 25 links each
+     * pattern {@code switch} call site on its first run by generating and loading a class
+     * ({@code SwitchBootstraps.typeSwitch}), 30-50 ms each in the soft-RoCE guest, which the AOT cache
+     * does not keep, while an enum switch is plain bytecode. The compiler still proves such a switch
+     * exhaustive, over the constants; {@code VariantsTest} checks that each record answers its own.
+     */
+    Variant variant();
+
+    /** One constant per record, named after it. */
+    enum Variant {
+        CM_EVENT,
+        ASYNC_EVENT,
+        TIMER_EXPIRED,
+        QUIESCED,
+        CALL_FAILED,
+        REQUEST_SETTLED,
+        CALLS_SUCCEEDED,
+        CONNECT,
+        ACCEPT,
+        REJECT,
+        DISCONNECT,
+        CLOSE,
+        ABORT,
+        CANCEL,
+        JOIN_MULTICAST,
+        LEAVE_MULTICAST
+    }
+
 
     /**
      * A copied {@code struct rdma_cm_event}. {@code seq} is the dispatcher's number for the native
@@ -18,6 +51,8 @@ public sealed interface Input {
      * input with exactly one {@link Action.AckCmEvent}, which is bookkeeping only (no native call).
      */
     record CmEvent(long seq, CmEventType type, int status, EventParams params) implements Input {
+        @Override public Variant variant() { return Variant.CM_EVENT; }
+
         public CmEvent {
             Objects.requireNonNull(type, "type");
             Objects.requireNonNull(params, "params");
@@ -34,6 +69,8 @@ public sealed interface Input {
      * {@link Action.AckAsyncEvent} (bookkeeping only, no native call).
      */
     record AsyncEvent(long seq, AsyncEventType type, int portNum) implements Input {
+        @Override public Variant variant() { return Variant.ASYNC_EVENT; }
+
         public AsyncEvent {
             Objects.requireNonNull(type, "type");
         }
@@ -41,6 +78,8 @@ public sealed interface Input {
 
     /** A timer armed by {@link Action.ArmTimer} fired. A stale generation is ignored. */
     record TimerExpired(TimerKind kind, long generation) implements Input {
+        @Override public Variant variant() { return Variant.TIMER_EXPIRED; }
+
         public TimerExpired {
             Objects.requireNonNull(kind, "kind");
         }
@@ -52,6 +91,8 @@ public sealed interface Input {
      * completion event with {@code ibv_ack_cq_events} (answer to {@link Action.QuiesceCq}).
      */
     record Quiesced(Resource resource) implements Input {
+        @Override public Variant variant() { return Variant.QUIESCED; }
+
         public Quiesced {
             Objects.requireNonNull(resource, "resource");
         }
@@ -62,6 +103,8 @@ public sealed interface Input {
      * stops at the first failure, so every action before {@code call} ran and none after it did.
      */
     record CallFailed(Action.NativeCall call, int errno) implements Input {
+        @Override public Variant variant() { return Variant.CALL_FAILED; }
+
         public CallFailed {
             Objects.requireNonNull(call, "call");
         }
@@ -73,7 +116,9 @@ public sealed interface Input {
      * request's own machine emits {@link Action.SettleRequest}; it never infers it from phases. Lets
      * the listener bound the requests the application has not decided.
      */
-    record RequestSettled() implements Input { }
+    record RequestSettled() implements Input {
+        @Override public Variant variant() { return Variant.REQUEST_SETTLED; }
+    }
 
     /**
      * Every fallible call of the previous step succeeded. The core feeds it to an id right after a
@@ -82,7 +127,9 @@ public sealed interface Input {
      * complete a future that depends on those calls (a multicast-only UD connect after its CreateQp,
      * a SIDR accept after its Accept); in every other (phase) it is silently ignored, never logged.
      */
-    record CallsSucceeded() implements Input { }
+    record CallsSucceeded() implements Input {
+        @Override public Variant variant() { return Variant.CALLS_SUCCEEDED; }
+    }
 
     /** Resources whose quiescence gates a destroy step. */
     enum Resource { QP, CQ }
@@ -94,6 +141,8 @@ public sealed interface Input {
     sealed interface Command extends Input {
         /** Start: active RC connect, or UD address resolution (plus SIDR if the policy says so). */
         record Connect(long request, PrivateData payload) implements Command {
+            @Override public Variant variant() { return Variant.CONNECT; }
+
             public Connect {
                 Objects.requireNonNull(payload, "payload");
             }
@@ -101,6 +150,8 @@ public sealed interface Input {
 
         /** Accept a connection request (RC: REP; UD: SIDR_REP). */
         record Accept(long request, PrivateData payload) implements Command {
+            @Override public Variant variant() { return Variant.ACCEPT; }
+
             public Accept {
                 Objects.requireNonNull(payload, "payload");
             }
@@ -108,6 +159,8 @@ public sealed interface Input {
 
         /** Reject a connection request with a consumer reject (IB status 28) carrying {@code payload}. */
         record Reject(long request, PrivateData payload) implements Command {
+            @Override public Variant variant() { return Variant.REJECT; }
+
             public Reject {
                 Objects.requireNonNull(payload, "payload");
                 checkArgument(payload.kind() == MessageKind.REJECT,
@@ -116,19 +169,29 @@ public sealed interface Input {
         }
 
         /** Graceful disconnect; completes when the peer answered (DISCONNECTED) or the deadline passed. */
-        record Disconnect(long request) implements Command { }
+        record Disconnect(long request) implements Command {
+            @Override public Variant variant() { return Variant.DISCONNECT; }
+        }
 
         /** Graceful close; completes when every resource of the id is destroyed. */
-        record Close(long request) implements Command { }
+        record Close(long request) implements Command {
+            @Override public Variant variant() { return Variant.CLOSE; }
+        }
 
         /** Close without waiting for the peer: no DISCONNECTED wait, no TIMEWAIT wait. */
-        record Abort(long request) implements Command { }
+        record Abort(long request) implements Command {
+            @Override public Variant variant() { return Variant.ABORT; }
+        }
 
         /** Give up a pending connect/accept/join (its future fails with Cancelled); no-op otherwise. */
-        record Cancel() implements Command { }
+        record Cancel() implements Command {
+            @Override public Variant variant() { return Variant.CANCEL; }
+        }
 
         /** Join multicast {@code group} (UD ids). */
         record JoinMulticast(long request, String group) implements Command {
+            @Override public Variant variant() { return Variant.JOIN_MULTICAST; }
+
             public JoinMulticast {
                 Objects.requireNonNull(group, "group");
             }
@@ -136,6 +199,8 @@ public sealed interface Input {
 
         /** Leave multicast {@code group}. */
         record LeaveMulticast(long request, String group) implements Command {
+            @Override public Variant variant() { return Variant.LEAVE_MULTICAST; }
+
             public LeaveMulticast {
                 Objects.requireNonNull(group, "group");
             }

@@ -81,8 +81,9 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
 
     private ActivePhase idle(Input in, Draft d, Emitter out) {
         ActivePhase phase = ActivePhase.IDLE;
-        return switch (in) {
-            case Input.Command.Connect c -> {
+        return switch (in.variant()) {
+            case CONNECT -> {
+                Input.Command.Connect c = (Input.Command.Connect) in;
                 if (c.payload().kind() != MessageKind.CONNECT_REQUEST) {
                     out.fail(c.request(), new Failure.IllegalState("connect needs CONNECT_REQUEST private data, not "
                             + c.payload().kind()));
@@ -93,109 +94,119 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                 Opening.start(d, out, policy);
                 yield ActivePhase.RESOLVING_ADDR;
             }
-            case Input.Command.Close c -> {
+            case CLOSE -> {
+                Input.Command.Close c = (Input.Command.Close) in;
                 d.closeWaiters().add(c.request());
                 yield ActivePhase.of(Teardown.finish(d, out));
             }
-            case Input.Command.Abort c -> {
+            case ABORT -> {
+                Input.Command.Abort c = (Input.Command.Abort) in;
                 d.closeWaiters().add(c.request());
                 yield ActivePhase.of(Teardown.finish(d, out));
             }
-            case Input.Command.Disconnect c -> {
+            case DISCONNECT -> {
+                Input.Command.Disconnect c = (Input.Command.Disconnect) in;
                 out.complete(c.request(), new Outcome.Done());
                 yield phase;
             }
-            case Input.Command.Cancel c -> phase;
-            case Input.Command.Accept c -> illegal(out, c.request(), "an active id cannot accept", phase);
-            case Input.Command.Reject c -> illegal(out, c.request(), "an active id cannot reject", phase);
-            case Input.Command.JoinMulticast c -> illegal(out, c.request(), "multicast needs a UD id", phase);
-            case Input.Command.LeaveMulticast c -> illegal(out, c.request(), "multicast needs a UD id", phase);
-            case CmEvent e -> switch (e.type()) {
-                case DEVICE_REMOVAL -> ActivePhase.of(Teardown.begin(d, out, policy, Mode.DEVICE_GONE,
-                        new Failure.DeviceRemoved()));
-                case ADDR_CHANGE -> phase;
-                case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_REQUEST, CONNECT_RESPONSE,
-                     CONNECT_ERROR, UNREACHABLE, REJECTED, ESTABLISHED, DISCONNECTED, MULTICAST_JOIN,
-                     MULTICAST_ERROR, TIMEWAIT_EXIT -> unexpected(out, phase, in, "nothing was started");
-            };
-            case Input.AsyncEvent e -> asyncWithoutConnection(phase, e, d, out);
-            case Input.TimerExpired t -> unexpected(out, phase, in, "no timer is armed before connect");
-            case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
-            case Input.RequestSettled r -> unexpected(out, phase, in, "only a listener offers requests");
-            case Input.CallsSucceeded s -> phase;
-            case Input.CallFailed f -> unexpected(out, phase, in, "no native call is outstanding");
+            case CANCEL -> phase;
+            case ACCEPT -> illegal(out, ((Input.Command.Accept) in).request(), "an active id cannot accept", phase);
+            case REJECT -> illegal(out, ((Input.Command.Reject) in).request(), "an active id cannot reject", phase);
+            case JOIN_MULTICAST -> illegal(out, ((Input.Command.JoinMulticast) in).request(), "multicast needs a UD id", phase);
+            case LEAVE_MULTICAST -> illegal(out, ((Input.Command.LeaveMulticast) in).request(), "multicast needs a UD id", phase);
+            case CM_EVENT -> {
+                CmEvent e = (CmEvent) in;
+                yield switch (e.type()) {
+                    case DEVICE_REMOVAL -> ActivePhase.of(Teardown.begin(d, out, policy, Mode.DEVICE_GONE,
+                            new Failure.DeviceRemoved()));
+                    case ADDR_CHANGE -> phase;
+                    case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_REQUEST, CONNECT_RESPONSE,
+                         CONNECT_ERROR, UNREACHABLE, REJECTED, ESTABLISHED, DISCONNECTED, MULTICAST_JOIN,
+                         MULTICAST_ERROR, TIMEWAIT_EXIT -> unexpected(out, phase, in, "nothing was started");
+                };
+            }
+            case ASYNC_EVENT -> asyncWithoutConnection(phase, (Input.AsyncEvent) in, d, out);
+            case TIMER_EXPIRED -> unexpected(out, phase, in, "no timer is armed before connect");
+            case QUIESCED -> unexpected(out, phase, in, "nothing is being quiesced");
+            case REQUEST_SETTLED -> unexpected(out, phase, in, "only a listener offers requests");
+            case CALLS_SUCCEEDED -> phase;
+            case CALL_FAILED -> unexpected(out, phase, in, "no native call is outstanding");
         };
     }
 
     private ActivePhase opening(ActivePhase phase, Input in, Draft d, Emitter out) {
-        return switch (in) {
-            case CmEvent e -> switch (e.type()) {
-                case ADDR_RESOLVED -> resolution.awaitingAddr(phase, in, out) ? resolution.resolveRoute(d, out) : phase;
-                case ADDR_ERROR -> resolution.addrError(phase, e, d, out);
-                case ROUTE_RESOLVED -> {
-                    if (!resolution.awaitingRoute(phase, in, out)) {
-                        yield phase;
+        return switch (in.variant()) {
+            case CM_EVENT -> {
+                CmEvent e = (CmEvent) in;
+                yield switch (e.type()) {
+                    case ADDR_RESOLVED -> resolution.awaitingAddr(phase, in, out) ? resolution.resolveRoute(d, out) : phase;
+                    case ADDR_ERROR -> resolution.addrError(phase, e, d, out);
+                    case ROUTE_RESOLVED -> {
+                        if (!resolution.awaitingRoute(phase, in, out)) {
+                            yield phase;
+                        }
+                        out.add(new Action.Connect(d.openPayload.wire(), policy.tuning()));
+                        // From here on there may be a connection that the teardown must disconnect.
+                        d.connectSent = true;
+                        d.connectOutstanding = true;
+                        yield ActivePhase.CONNECTING;
                     }
-                    out.add(new Action.Connect(d.openPayload.wire(), policy.tuning()));
-                    // From here on there may be a connection that the teardown must disconnect.
-                    d.connectSent = true;
-                    d.connectOutstanding = true;
-                    yield ActivePhase.CONNECTING;
-                }
-                case ROUTE_ERROR -> resolution.routeError(phase, e, d, out);
-                case ESTABLISHED -> {
-                    if (phase != ActivePhase.CONNECTING) {
-                        yield unexpected(out, phase, in, "no connect is outstanding");
+                    case ROUTE_ERROR -> resolution.routeError(phase, e, d, out);
+                    case ESTABLISHED -> {
+                        if (phase != ActivePhase.CONNECTING) {
+                            yield unexpected(out, phase, in, "no connect is outstanding");
+                        }
+                        Outcome.Connected connected = new Outcome.Connected(
+                                PrivateData.decode(e.params().privateData()), e.params());
+                        d.connectOutstanding = false;
+                        Opening.opened(d, out, connected);
+                        d.attempts = 0;
+                        out.notice(new Notice.Established(connected));
+                        yield ActivePhase.ESTABLISHED;
                     }
-                    Outcome.Connected connected = new Outcome.Connected(
-                            PrivateData.decode(e.params().privateData()), e.params());
-                    d.connectOutstanding = false;
-                    Opening.opened(d, out, connected);
-                    d.attempts = 0;
-                    out.notice(new Notice.Established(connected));
-                    yield ActivePhase.ESTABLISHED;
-                }
-                case REJECTED -> {
-                    if (phase != ActivePhase.CONNECTING) {
-                        yield unexpected(out, phase, in, "no connect is outstanding");
+                    case REJECTED -> {
+                        if (phase != ActivePhase.CONNECTING) {
+                            yield unexpected(out, phase, in, "no connect is outstanding");
+                        }
+                        yield rejected(d, out, RejectReason.decode(policy.transport(), e.status(),
+                                e.params().privateData()));
                     }
-                    yield rejected(d, out, RejectReason.decode(policy.transport(), e.status(),
-                            e.params().privateData()));
-                }
-                case CONNECT_ERROR -> {
-                    if (phase != ActivePhase.CONNECTING) {
-                        yield unexpected(out, phase, in, "no connect is outstanding");
+                    case CONNECT_ERROR -> {
+                        if (phase != ActivePhase.CONNECTING) {
+                            yield unexpected(out, phase, in, "no connect is outstanding");
+                        }
+                        d.connectionLost = true;
+                        d.connectOutstanding = false;
+                        yield fail(d, out, new Failure.ConnectError(e.status()), Mode.ABORT);
                     }
-                    d.connectionLost = true;
-                    d.connectOutstanding = false;
-                    yield fail(d, out, new Failure.ConnectError(e.status()), Mode.ABORT);
-                }
-                case UNREACHABLE -> {
-                    if (phase == ActivePhase.BACKOFF) {
-                        yield unexpected(out, phase, in, "nothing is in flight between attempts");
+                    case UNREACHABLE -> {
+                        if (phase == ActivePhase.BACKOFF) {
+                            yield unexpected(out, phase, in, "nothing is in flight between attempts");
+                        }
+                        d.connectionLost = true;
+                        d.connectOutstanding = false;
+                        yield fail(d, out, new Failure.Unreachable(e.status()), Mode.ABORT);
                     }
-                    d.connectionLost = true;
-                    d.connectOutstanding = false;
-                    yield fail(d, out, new Failure.Unreachable(e.status()), Mode.ABORT);
-                }
-                // DISCONNECTED before ESTABLISHED (UCX #4719): fail the connect, answer with rdma_disconnect.
-                case DISCONNECTED -> {
-                    if (phase != ActivePhase.CONNECTING) {
-                        yield unexpected(out, phase, in, "no connection to disconnect");
+                    // DISCONNECTED before ESTABLISHED (UCX #4719): fail the connect, answer with rdma_disconnect.
+                    case DISCONNECTED -> {
+                        if (phase != ActivePhase.CONNECTING) {
+                            yield unexpected(out, phase, in, "no connection to disconnect");
+                        }
+                        d.connectOutstanding = false;
+                        Teardown.answerDisconnect(d, out);
+                        yield fail(d, out, new Failure.PeerDisconnected(e.status()), Mode.ABORT);
                     }
-                    d.connectOutstanding = false;
-                    Teardown.answerDisconnect(d, out);
-                    yield fail(d, out, new Failure.PeerDisconnected(e.status()), Mode.ABORT);
-                }
-                case DEVICE_REMOVAL -> fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
-                case ADDR_CHANGE -> phase; // the attempt goes on; if it fails, the retry policy decides
-                case CONNECT_RESPONSE -> unexpected(out, phase, in,
-                        "CONNECT_RESPONSE is only for ids without a QP; this id has one");
-                case TIMEWAIT_EXIT -> unexpected(out, phase, in, "no connection in timewait");
-                case CONNECT_REQUEST -> unexpected(out, phase, in, "connection request on a non-listening id");
-                case MULTICAST_JOIN, MULTICAST_ERROR -> unexpected(out, phase, in, "multicast event on an RC id");
-            };
-            case Input.AsyncEvent e -> {
+                    case DEVICE_REMOVAL -> fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
+                    case ADDR_CHANGE -> phase; // the attempt goes on; if it fails, the retry policy decides
+                    case CONNECT_RESPONSE -> unexpected(out, phase, in,
+                            "CONNECT_RESPONSE is only for ids without a QP; this id has one");
+                    case TIMEWAIT_EXIT -> unexpected(out, phase, in, "no connection in timewait");
+                    case CONNECT_REQUEST -> unexpected(out, phase, in, "connection request on a non-listening id");
+                    case MULTICAST_JOIN, MULTICAST_ERROR -> unexpected(out, phase, in, "multicast event on an RC id");
+                };
+            }
+            case ASYNC_EVENT -> {
+                Input.AsyncEvent e = (Input.AsyncEvent) in;
                 if (e.type() == org.rdmacm4j.cm.statemachine.AsyncEventType.DEVICE_FATAL) {
                     yield fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
                 }
@@ -204,7 +215,8 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                 }
                 yield asyncWithoutConnection(phase, e, d, out);
             }
-            case Input.TimerExpired t -> {
+            case TIMER_EXPIRED -> {
+                Input.TimerExpired t = (Input.TimerExpired) in;
                 d.timers = d.timers.fired(t.kind());
                 yield switch (t.kind()) {
                     case CONNECT_DEADLINE -> giveUp(phase, d, out, new Failure.TimedOut(TimerKind.CONNECT_DEADLINE));
@@ -213,28 +225,31 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                          QUIESCE_DEADLINE, RELISTEN_BACKOFF, CONNECT_RESULT_DEADLINE -> unexpected(out, phase, in, "timer not used while connecting");
                 };
             }
-            case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
-            case Input.RequestSettled r -> unexpected(out, phase, in, "only a listener offers requests");
-            case Input.CallsSucceeded s -> phase;
-            case Input.CallFailed f -> callFailed(phase, f, d, out);
-            case Input.Command.Close c -> {
+            case QUIESCED -> unexpected(out, phase, in, "nothing is being quiesced");
+            case REQUEST_SETTLED -> unexpected(out, phase, in, "only a listener offers requests");
+            case CALLS_SUCCEEDED -> phase;
+            case CALL_FAILED -> callFailed(phase, (Input.CallFailed) in, d, out);
+            case CLOSE -> {
+                Input.Command.Close c = (Input.Command.Close) in;
                 d.closeWaiters().add(c.request());
                 yield giveUp(phase, d, out, new Failure.Closed());
             }
-            case Input.Command.Abort c -> {
+            case ABORT -> {
+                Input.Command.Abort c = (Input.Command.Abort) in;
                 d.closeWaiters().add(c.request());
                 yield giveUp(phase, d, out, new Failure.Closed());
             }
-            case Input.Command.Disconnect c -> {
+            case DISCONNECT -> {
+                Input.Command.Disconnect c = (Input.Command.Disconnect) in;
                 d.disconnectWaiters().add(c.request());
                 yield giveUp(phase, d, out, new Failure.Closed());
             }
-            case Input.Command.Cancel c -> giveUp(phase, d, out, new Failure.Cancelled());
-            case Input.Command.Connect c -> illegal(out, c.request(), "a connect is already in progress", phase);
-            case Input.Command.Accept c -> illegal(out, c.request(), "an active id cannot accept", phase);
-            case Input.Command.Reject c -> illegal(out, c.request(), "an active id cannot reject", phase);
-            case Input.Command.JoinMulticast c -> illegal(out, c.request(), "multicast needs a UD id", phase);
-            case Input.Command.LeaveMulticast c -> illegal(out, c.request(), "multicast needs a UD id", phase);
+            case CANCEL -> giveUp(phase, d, out, new Failure.Cancelled());
+            case CONNECT -> illegal(out, ((Input.Command.Connect) in).request(), "a connect is already in progress", phase);
+            case ACCEPT -> illegal(out, ((Input.Command.Accept) in).request(), "an active id cannot accept", phase);
+            case REJECT -> illegal(out, ((Input.Command.Reject) in).request(), "an active id cannot reject", phase);
+            case JOIN_MULTICAST -> illegal(out, ((Input.Command.JoinMulticast) in).request(), "multicast needs a UD id", phase);
+            case LEAVE_MULTICAST -> illegal(out, ((Input.Command.LeaveMulticast) in).request(), "multicast needs a UD id", phase);
         };
     }
 
@@ -368,28 +383,35 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
     /** CONNECT_ABANDONED (iWARP): the open failed already; wait for rdma_connect's result, then tear down. */
     private ActivePhase abandoned(Input in, Draft d, Emitter out) {
         ActivePhase phase = ActivePhase.CONNECT_ABANDONED;
-        return switch (in) {
-            case CmEvent e -> switch (e.type()) {
-                // A connection exists now: disconnect it (no longer blocks) and flush.
-                case ESTABLISHED -> resultArrived(d, out, Mode.ABORT);
-                case DISCONNECTED -> {
-                    Teardown.answerDisconnect(d, out);
-                    yield resultArrived(d, out, Mode.ABORT);
-                }
-                case REJECTED, CONNECT_ERROR, UNREACHABLE -> {
-                    d.connectionLost = true;
-                    yield resultArrived(d, out, Mode.ABORT);
-                }
-                case DEVICE_REMOVAL -> resultArrived(d, out, Mode.DEVICE_GONE);
-                case ADDR_CHANGE, TIMEWAIT_EXIT, ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR,
-                     CONNECT_RESPONSE -> phase;
-                case CONNECT_REQUEST -> unexpected(out, phase, in, "connection request on a non-listening id");
-                case MULTICAST_JOIN, MULTICAST_ERROR -> unexpected(out, phase, in, "multicast event on an RC id");
-            };
-            case Input.AsyncEvent e -> e.type() == org.rdmacm4j.cm.statemachine.AsyncEventType.DEVICE_FATAL
-                    ? resultArrived(d, out, Mode.DEVICE_GONE)
-                    : phase;   // QP errors are expected: the QP may be failing with the connect
-            case Input.TimerExpired t -> {
+        return switch (in.variant()) {
+            case CM_EVENT -> {
+                CmEvent e = (CmEvent) in;
+                yield switch (e.type()) {
+                    // A connection exists now: disconnect it (no longer blocks) and flush.
+                    case ESTABLISHED -> resultArrived(d, out, Mode.ABORT);
+                    case DISCONNECTED -> {
+                        Teardown.answerDisconnect(d, out);
+                        yield resultArrived(d, out, Mode.ABORT);
+                    }
+                    case REJECTED, CONNECT_ERROR, UNREACHABLE -> {
+                        d.connectionLost = true;
+                        yield resultArrived(d, out, Mode.ABORT);
+                    }
+                    case DEVICE_REMOVAL -> resultArrived(d, out, Mode.DEVICE_GONE);
+                    case ADDR_CHANGE, TIMEWAIT_EXIT, ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR,
+                         CONNECT_RESPONSE -> phase;
+                    case CONNECT_REQUEST -> unexpected(out, phase, in, "connection request on a non-listening id");
+                    case MULTICAST_JOIN, MULTICAST_ERROR -> unexpected(out, phase, in, "multicast event on an RC id");
+                };
+            }
+            case ASYNC_EVENT -> {
+                Input.AsyncEvent e = (Input.AsyncEvent) in;
+                yield e.type() == org.rdmacm4j.cm.statemachine.AsyncEventType.DEVICE_FATAL
+                        ? resultArrived(d, out, Mode.DEVICE_GONE)
+                        : phase;
+            }   // QP errors are expected: the QP may be failing with the connect
+            case TIMER_EXPIRED -> {
+                Input.TimerExpired t = (Input.TimerExpired) in;
                 d.timers = d.timers.fired(t.kind());
                 if (t.kind() == TimerKind.CONNECT_RESULT_DEADLINE) {
                     yield ActivePhase.of(Teardown.leak(d, out, "iWARP: no result of rdma_connect within "
@@ -398,28 +420,31 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                 }
                 yield unexpected(out, phase, in, "timer should have been cancelled when the connect was abandoned");
             }
-            case Input.Command.Close c -> {
+            case CLOSE -> {
+                Input.Command.Close c = (Input.Command.Close) in;
                 d.closeWaiters().add(c.request());
                 yield phase;
             }
-            case Input.Command.Abort c -> {
+            case ABORT -> {
+                Input.Command.Abort c = (Input.Command.Abort) in;
                 d.closeWaiters().add(c.request());
                 yield phase;
             }
-            case Input.Command.Disconnect c -> {
+            case DISCONNECT -> {
+                Input.Command.Disconnect c = (Input.Command.Disconnect) in;
                 out.complete(c.request(), new Outcome.Done());
                 yield phase;
             }
-            case Input.Command.Cancel c -> phase;
-            case Input.Command.Connect c -> Teardown.terminalMisuse(out, c.request(), phase);
-            case Input.Command.Accept c -> Teardown.terminalMisuse(out, c.request(), phase);
-            case Input.Command.Reject c -> Teardown.terminalMisuse(out, c.request(), phase);
-            case Input.Command.JoinMulticast c -> Teardown.terminalMisuse(out, c.request(), phase);
-            case Input.Command.LeaveMulticast c -> Teardown.terminalMisuse(out, c.request(), phase);
-            case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
-            case Input.CallFailed f -> unexpected(out, phase, in, "no native call is outstanding");
-            case Input.RequestSettled r -> unexpected(out, phase, in, "only a listener offers requests");
-            case Input.CallsSucceeded s -> phase;
+            case CANCEL -> phase;
+            case CONNECT -> Teardown.terminalMisuse(out, ((Input.Command.Connect) in).request(), phase);
+            case ACCEPT -> Teardown.terminalMisuse(out, ((Input.Command.Accept) in).request(), phase);
+            case REJECT -> Teardown.terminalMisuse(out, ((Input.Command.Reject) in).request(), phase);
+            case JOIN_MULTICAST -> Teardown.terminalMisuse(out, ((Input.Command.JoinMulticast) in).request(), phase);
+            case LEAVE_MULTICAST -> Teardown.terminalMisuse(out, ((Input.Command.LeaveMulticast) in).request(), phase);
+            case QUIESCED -> unexpected(out, phase, in, "nothing is being quiesced");
+            case CALL_FAILED -> unexpected(out, phase, in, "no native call is outstanding");
+            case REQUEST_SETTLED -> unexpected(out, phase, in, "only a listener offers requests");
+            case CALLS_SUCCEEDED -> phase;
         };
     }
 

@@ -62,15 +62,14 @@ final class Emitter {
 
     /** Acks an event input first thing, before any action that could destroy its object. */
     void ackIfEvent(Input input) {
-        switch (input) {
-            case Input.CmEvent e -> actions.add(new Action.AckCmEvent(e.seq()));
-            case Input.AsyncEvent e -> actions.add(new Action.AckAsyncEvent(e.seq()));
-            case Input.Command c -> { }
-            case Input.TimerExpired t -> { }
-            case Input.Quiesced q -> { }
-            case Input.RequestSettled r -> { }
-            case Input.CallsSucceeded s -> { }
-            case Input.CallFailed f -> { }
+        Action ack = switch (input.variant()) {
+            case CM_EVENT -> new Action.AckCmEvent(((Input.CmEvent) input).seq());
+            case ASYNC_EVENT -> new Action.AckAsyncEvent(((Input.AsyncEvent) input).seq());
+            case TIMER_EXPIRED, QUIESCED, CALL_FAILED, REQUEST_SETTLED, CALLS_SUCCEEDED, CONNECT, ACCEPT, REJECT,
+                 DISCONNECT, CLOSE, ABORT, CANCEL, JOIN_MULTICAST, LEAVE_MULTICAST -> null;
+        };
+        if (ack != null) {
+            actions.add(ack);
         }
     }
 }

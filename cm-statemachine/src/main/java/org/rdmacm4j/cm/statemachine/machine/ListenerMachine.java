@@ -54,52 +54,59 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
 
     private ListenerState live(ListenerState s, Input in, Emitter out) {
         ListenerPhase phase = s.phase();
-        return switch (in) {
-            case CmEvent e -> switch (e.type()) {
-                case CONNECT_REQUEST -> {
-                    ListenerState next = s.attempts() == 0 ? s : s.with(phase, s.hasId(), 0, s.timers());
-                    if (phase != ListenerPhase.LISTENING) {
-                        // Re-listening: the peer should come back shortly.
-                        out.add(new Action.RefuseRequest(e, Requests.systemReject(SystemReject.BUSY)));
-                        yield next;
+        return switch (in.variant()) {
+            case CM_EVENT -> {
+                CmEvent e = (CmEvent) in;
+                yield switch (e.type()) {
+                    case CONNECT_REQUEST -> {
+                        ListenerState next = s.attempts() == 0 ? s : s.with(phase, s.hasId(), 0, s.timers());
+                        if (phase != ListenerPhase.LISTENING) {
+                            // Re-listening: the peer should come back shortly.
+                            out.add(new Action.RefuseRequest(e, Requests.systemReject(SystemReject.BUSY)));
+                            yield next;
+                        }
+                        if (policy.maxPendingRequests() > 0 && s.pending() >= policy.maxPendingRequests()) {
+                            // Backpressure: answer "busy, retry later" now rather than let the kernel backlog drop
+                            // requests silently.
+                            out.add(new Action.RefuseRequest(e, Requests.systemReject(SystemReject.BUSY)));
+                            yield next;
+                        }
+                        out.add(new Action.OfferRequest(e));
+                        yield next.withPending(s.pending() + 1);
                     }
-                    if (policy.maxPendingRequests() > 0 && s.pending() >= policy.maxPendingRequests()) {
-                        // Backpressure: answer "busy, retry later" now rather than let the kernel backlog drop
-                        // requests silently.
-                        out.add(new Action.RefuseRequest(e, Requests.systemReject(SystemReject.BUSY)));
-                        yield next;
+                    case ADDR_CHANGE -> {
+                        out.notice(new Notice.AddressChanged());
+                        yield policy.relistenOnAddrChange() && phase == ListenerPhase.LISTENING ? restart(s, out) : s;
                     }
-                    out.add(new Action.OfferRequest(e));
-                    yield next.withPending(s.pending() + 1);
-                }
-                case ADDR_CHANGE -> {
-                    out.notice(new Notice.AddressChanged());
-                    yield policy.relistenOnAddrChange() && phase == ListenerPhase.LISTENING ? restart(s, out) : s;
-                }
-                case DEVICE_REMOVAL -> deviceLost(s, out);
-                case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_RESPONSE, CONNECT_ERROR,
-                     UNREACHABLE, REJECTED, ESTABLISHED, DISCONNECTED, MULTICAST_JOIN, MULTICAST_ERROR,
-                     TIMEWAIT_EXIT -> unexpected(s, out, in, "a listening id only gets requests, "
-                        + "address changes and device removal");
-            };
-            case Input.AsyncEvent e -> switch (e.type()) {
-                // The same loss as DEVICE_REMOVAL, with the same policy.
-                case DEVICE_FATAL -> deviceLost(s, out);
-                case PORT_ACTIVE -> {
-                    // The port is back: do not wait out the backoff.
-                    if (phase == ListenerPhase.RELISTEN_BACKOFF) {
-                        Timers t = s.timers().cancel(TimerKind.RELISTEN_BACKOFF, out.actions);
-                        out.add(new Action.Relisten());
-                        yield s.with(ListenerPhase.LISTENING, true, s.attempts(), t);
+                    case DEVICE_REMOVAL -> deviceLost(s, out);
+                    case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_RESPONSE, CONNECT_ERROR,
+                         UNREACHABLE, REJECTED, ESTABLISHED, DISCONNECTED, MULTICAST_JOIN, MULTICAST_ERROR,
+                         TIMEWAIT_EXIT -> unexpected(s, out, in, "a listening id only gets requests, "
+                            + "address changes and device removal");
+                };
+            }
+            case ASYNC_EVENT -> {
+                Input.AsyncEvent e = (Input.AsyncEvent) in;
+                yield switch (e.type()) {
+                    // The same loss as DEVICE_REMOVAL, with the same policy.
+                    case DEVICE_FATAL -> deviceLost(s, out);
+                    case PORT_ACTIVE -> {
+                        // The port is back: do not wait out the backoff.
+                        if (phase == ListenerPhase.RELISTEN_BACKOFF) {
+                            Timers t = s.timers().cancel(TimerKind.RELISTEN_BACKOFF, out.actions);
+                            out.add(new Action.Relisten());
+                            yield s.with(ListenerPhase.LISTENING, true, s.attempts(), t);
+                        }
+                        yield s;
                     }
-                    yield s;
-                }
-                case PORT_ERR, LID_CHANGE, PKEY_CHANGE, SM_CHANGE, CLIENT_REREGISTER, GID_CHANGE -> s;
-                case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, COMM_EST, SQ_DRAINED, PATH_MIG, PATH_MIG_ERR,
-                     SRQ_ERR, SRQ_LIMIT_REACHED, QP_LAST_WQE_REACHED, WQ_FATAL ->
-                        unexpected(s, out, in, "a listening id has no QP, CQ or SRQ");
-            };
-            case Input.TimerExpired t -> {
+                    case PORT_ERR, LID_CHANGE, PKEY_CHANGE, SM_CHANGE, CLIENT_REREGISTER, GID_CHANGE -> s;
+                    case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, COMM_EST, SQ_DRAINED, PATH_MIG, PATH_MIG_ERR,
+                         SRQ_ERR, SRQ_LIMIT_REACHED, QP_LAST_WQE_REACHED, WQ_FATAL ->
+                            unexpected(s, out, in, "a listening id has no QP, CQ or SRQ");
+                };
+            }
+            case TIMER_EXPIRED -> {
+                Input.TimerExpired t = (Input.TimerExpired) in;
                 Timers timers = s.timers().fired(t.kind());
                 if (t.kind() == TimerKind.RELISTEN_BACKOFF && phase == ListenerPhase.RELISTEN_BACKOFF) {
                     out.add(new Action.Relisten());
@@ -108,39 +115,42 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
                 yield unexpected(s.with(phase, s.hasId(), s.attempts(), timers), out, in,
                         "timer not used by a listener in this phase");
             }
-            case Input.CallFailed f -> switch (f.call()) {
-                case Action.Relisten r -> {
-                    if (s.attempts() >= policy.relisten().maxAttempts()) {
-                        out.notice(new Notice.Error(new Failure.ListenerFailed(f.errno())));
-                        yield close(s.with(phase, false, s.attempts(), s.timers()), out, 0);
+            case CALL_FAILED -> {
+                Input.CallFailed f = (Input.CallFailed) in;
+                yield switch (f.call()) {
+                    case Action.Relisten r -> {
+                        if (s.attempts() >= policy.relisten().maxAttempts()) {
+                            out.notice(new Notice.Error(new Failure.ListenerFailed(f.errno())));
+                            yield close(s.with(phase, false, s.attempts(), s.timers()), out, 0);
+                        }
+                        int attempt = s.attempts() + 1;
+                        Timers t = s.timers().arm(TimerKind.RELISTEN_BACKOFF, policy.relisten().backoffNanos(attempt),
+                                out.actions);
+                        yield s.with(ListenerPhase.RELISTEN_BACKOFF, false, attempt, t);
                     }
-                    int attempt = s.attempts() + 1;
-                    Timers t = s.timers().arm(TimerKind.RELISTEN_BACKOFF, policy.relisten().backoffNanos(attempt),
-                            out.actions);
-                    yield s.with(ListenerPhase.RELISTEN_BACKOFF, false, attempt, t);
-                }
-                case Action.CreateId a -> unexpected(s, out, in, "a listener re-creates its id with Relisten");
-                case Action.ResolveAddr a -> unexpected(s, out, in, "a listener never resolves");
-                case Action.ResolveRoute a -> unexpected(s, out, in, "a listener never resolves");
-                case Action.CreateQp a -> unexpected(s, out, in, "a listener has no QP");
-                case Action.Connect a -> unexpected(s, out, in, "a listener never connects");
-                case Action.Accept a -> unexpected(s, out, in, "the passive id accepts, not the listener");
-                case Action.JoinMulticast a -> unexpected(s, out, in, "a listener never joins");
-            };
-            case Input.Quiesced q -> unexpected(s, out, in, "a listener has nothing to quiesce");
-            case Input.CallsSucceeded r -> s;
-            case Input.RequestSettled r -> s.pending() > 0
+                    case Action.CreateId a -> unexpected(s, out, in, "a listener re-creates its id with Relisten");
+                    case Action.ResolveAddr a -> unexpected(s, out, in, "a listener never resolves");
+                    case Action.ResolveRoute a -> unexpected(s, out, in, "a listener never resolves");
+                    case Action.CreateQp a -> unexpected(s, out, in, "a listener has no QP");
+                    case Action.Connect a -> unexpected(s, out, in, "a listener never connects");
+                    case Action.Accept a -> unexpected(s, out, in, "the passive id accepts, not the listener");
+                    case Action.JoinMulticast a -> unexpected(s, out, in, "a listener never joins");
+                };
+            }
+            case QUIESCED -> unexpected(s, out, in, "a listener has nothing to quiesce");
+            case CALLS_SUCCEEDED -> s;
+            case REQUEST_SETTLED -> s.pending() > 0
                     ? s.withPending(s.pending() - 1)
                     : unexpected(s, out, in, "no offered request is pending");
-            case Input.Command.Close c -> close(s, out, c.request());
-            case Input.Command.Abort c -> close(s, out, c.request());
-            case Input.Command.Disconnect c -> illegal(s, out, c.request(), "a listener has no connection");
-            case Input.Command.Cancel c -> s;
-            case Input.Command.Connect c -> illegal(s, out, c.request(), "a listener cannot connect");
-            case Input.Command.Accept c -> illegal(s, out, c.request(), "accept the request's own id, not the listener");
-            case Input.Command.Reject c -> illegal(s, out, c.request(), "reject the request's own id, not the listener");
-            case Input.Command.JoinMulticast c -> illegal(s, out, c.request(), "multicast needs a UD id");
-            case Input.Command.LeaveMulticast c -> illegal(s, out, c.request(), "multicast needs a UD id");
+            case CLOSE -> close(s, out, ((Input.Command.Close) in).request());
+            case ABORT -> close(s, out, ((Input.Command.Abort) in).request());
+            case DISCONNECT -> illegal(s, out, ((Input.Command.Disconnect) in).request(), "a listener has no connection");
+            case CANCEL -> s;
+            case CONNECT -> illegal(s, out, ((Input.Command.Connect) in).request(), "a listener cannot connect");
+            case ACCEPT -> illegal(s, out, ((Input.Command.Accept) in).request(), "accept the request's own id, not the listener");
+            case REJECT -> illegal(s, out, ((Input.Command.Reject) in).request(), "reject the request's own id, not the listener");
+            case JOIN_MULTICAST -> illegal(s, out, ((Input.Command.JoinMulticast) in).request(), "multicast needs a UD id");
+            case LEAVE_MULTICAST -> illegal(s, out, ((Input.Command.LeaveMulticast) in).request(), "multicast needs a UD id");
         };
     }
 

@@ -20,75 +20,84 @@ final class Live {
     }
 
     static Optional<Stage> onInput(Phase phase, Input in, Draft d, Emitter out, ConnectionPolicy p) {
-        return switch (in) {
-            case Input.CmEvent e -> switch (e.type()) {
-                case DISCONNECTED -> {
-                    out.notice(new Notice.Disconnected(e.status()));
-                    yield Optional.of(Teardown.peerGone(d, out, p));
-                }
-                case UNREACHABLE -> {
-                    // Linux >= 6.0 netevent path (libfabric #12362): the path is gone; tear down.
-                    yield fatal(d, out, p, new Failure.Unreachable(e.status()), Mode.ABORT);
-                }
-                case CONNECT_ERROR -> fatal(d, out, p, new Failure.ConnectError(e.status()), Mode.ABORT);
-                case ADDR_CHANGE -> {
-                    out.notice(new Notice.AddressChanged());
-                    yield p.disconnectOnAddrChange()
-                            ? Optional.of(Teardown.begin(d, out, p, Mode.GRACEFUL, new Failure.Closed()))
-                            : Optional.empty();
-                }
-                case DEVICE_REMOVAL -> {
-                    out.notice(new Notice.DeviceRemoved());
-                    yield Optional.of(Teardown.begin(d, out, p, Mode.DEVICE_GONE, new Failure.DeviceRemoved()));
-                }
-                case TIMEWAIT_EXIT -> stay(out, phase, in, "TIMEWAIT_EXIT before DISCONNECTED");
-                case ESTABLISHED -> stay(out, phase, in, "duplicate ESTABLISHED");
-                // The passive side timed out its accept and sent a REJ after we saw ESTABLISHED (or the
-                // CM rejected a late message): the QP is dead. As UNREACHABLE: tell, tear down.
-                case REJECTED -> fatal(d, out, p, new Failure.Rejected(RejectReason.decode(p.transport(), e.status(),
-                        e.params().privateData())), Mode.ABORT);
-                case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_RESPONSE ->
-                        stay(out, phase, in, "resolution/connect event on an established id");
-                case CONNECT_REQUEST -> stay(out, phase, in, "connection request on a non-listening id");
-                case MULTICAST_JOIN, MULTICAST_ERROR -> stay(out, phase, in, "multicast event on an RC id");
-            };
-            case Input.AsyncEvent e -> switch (e.type()) {
-                case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL ->
-                        fatal(d, out, p, new Failure.QueuePairError(e.type()), Mode.ABORT);
-                case DEVICE_FATAL -> {
-                    out.notice(new Notice.DeviceRemoved());
-                    yield Optional.of(Teardown.begin(d, out, p, Mode.DEVICE_GONE, new Failure.DeviceRemoved()));
-                }
-                case PATH_MIG, PATH_MIG_ERR, PORT_ERR, SRQ_LIMIT_REACHED -> {
-                    out.notice(new Notice.Async(e.type()));
-                    yield Optional.empty();
-                }
-                case COMM_EST, SQ_DRAINED, PORT_ACTIVE, LID_CHANGE, PKEY_CHANGE, SM_CHANGE, QP_LAST_WQE_REACHED,
-                     CLIENT_REREGISTER, GID_CHANGE -> Optional.empty();
-            };
-            case Input.TimerExpired t -> stay(out, phase, in, "no timer runs while established");
-            case Input.Quiesced q -> stay(out, phase, in, "nothing is being quiesced");
-            case Input.RequestSettled r -> stay(out, phase, in, "only a listener offers requests");
-            case Input.CallsSucceeded s -> Optional.empty();
-            case Input.CallFailed f -> stay(out, phase, in, "no native call is outstanding");
-            case Input.Command.Close c -> {
+        return switch (in.variant()) {
+            case CM_EVENT -> {
+                Input.CmEvent e = (Input.CmEvent) in;
+                yield switch (e.type()) {
+                    case DISCONNECTED -> {
+                        out.notice(new Notice.Disconnected(e.status()));
+                        yield Optional.of(Teardown.peerGone(d, out, p));
+                    }
+                    case UNREACHABLE -> {
+                        // Linux >= 6.0 netevent path (libfabric #12362): the path is gone; tear down.
+                        yield fatal(d, out, p, new Failure.Unreachable(e.status()), Mode.ABORT);
+                    }
+                    case CONNECT_ERROR -> fatal(d, out, p, new Failure.ConnectError(e.status()), Mode.ABORT);
+                    case ADDR_CHANGE -> {
+                        out.notice(new Notice.AddressChanged());
+                        yield p.disconnectOnAddrChange()
+                                ? Optional.of(Teardown.begin(d, out, p, Mode.GRACEFUL, new Failure.Closed()))
+                                : Optional.empty();
+                    }
+                    case DEVICE_REMOVAL -> {
+                        out.notice(new Notice.DeviceRemoved());
+                        yield Optional.of(Teardown.begin(d, out, p, Mode.DEVICE_GONE, new Failure.DeviceRemoved()));
+                    }
+                    case TIMEWAIT_EXIT -> stay(out, phase, in, "TIMEWAIT_EXIT before DISCONNECTED");
+                    case ESTABLISHED -> stay(out, phase, in, "duplicate ESTABLISHED");
+                    // The passive side timed out its accept and sent a REJ after we saw ESTABLISHED (or the
+                    // CM rejected a late message): the QP is dead. As UNREACHABLE: tell, tear down.
+                    case REJECTED -> fatal(d, out, p, new Failure.Rejected(RejectReason.decode(p.transport(), e.status(),
+                            e.params().privateData())), Mode.ABORT);
+                    case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_RESPONSE ->
+                            stay(out, phase, in, "resolution/connect event on an established id");
+                    case CONNECT_REQUEST -> stay(out, phase, in, "connection request on a non-listening id");
+                    case MULTICAST_JOIN, MULTICAST_ERROR -> stay(out, phase, in, "multicast event on an RC id");
+                };
+            }
+            case ASYNC_EVENT -> {
+                Input.AsyncEvent e = (Input.AsyncEvent) in;
+                yield switch (e.type()) {
+                    case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL ->
+                            fatal(d, out, p, new Failure.QueuePairError(e.type()), Mode.ABORT);
+                    case DEVICE_FATAL -> {
+                        out.notice(new Notice.DeviceRemoved());
+                        yield Optional.of(Teardown.begin(d, out, p, Mode.DEVICE_GONE, new Failure.DeviceRemoved()));
+                    }
+                    case PATH_MIG, PATH_MIG_ERR, PORT_ERR, SRQ_LIMIT_REACHED -> {
+                        out.notice(new Notice.Async(e.type()));
+                        yield Optional.empty();
+                    }
+                    case COMM_EST, SQ_DRAINED, PORT_ACTIVE, LID_CHANGE, PKEY_CHANGE, SM_CHANGE, QP_LAST_WQE_REACHED,
+                         CLIENT_REREGISTER, GID_CHANGE -> Optional.empty();
+                };
+            }
+            case TIMER_EXPIRED -> stay(out, phase, in, "no timer runs while established");
+            case QUIESCED -> stay(out, phase, in, "nothing is being quiesced");
+            case REQUEST_SETTLED -> stay(out, phase, in, "only a listener offers requests");
+            case CALLS_SUCCEEDED -> Optional.empty();
+            case CALL_FAILED -> stay(out, phase, in, "no native call is outstanding");
+            case CLOSE -> {
+                Input.Command.Close c = (Input.Command.Close) in;
                 d.closeWaiters().add(c.request());
                 yield Optional.of(Teardown.begin(d, out, p, Mode.GRACEFUL, new Failure.Closed()));
             }
-            case Input.Command.Abort c -> {
+            case ABORT -> {
+                Input.Command.Abort c = (Input.Command.Abort) in;
                 d.closeWaiters().add(c.request());
                 yield Optional.of(Teardown.begin(d, out, p, Mode.ABORT, new Failure.Closed()));
             }
-            case Input.Command.Disconnect c -> {
+            case DISCONNECT -> {
+                Input.Command.Disconnect c = (Input.Command.Disconnect) in;
                 d.disconnectWaiters().add(c.request());
                 yield Optional.of(Teardown.begin(d, out, p, Mode.GRACEFUL, new Failure.Closed()));
             }
-            case Input.Command.Cancel c -> Optional.empty();
-            case Input.Command.Connect c -> illegal(out, c.request(), "already connected");
-            case Input.Command.Accept c -> illegal(out, c.request(), "already connected");
-            case Input.Command.Reject c -> illegal(out, c.request(), "already connected");
-            case Input.Command.JoinMulticast c -> illegal(out, c.request(), "multicast needs a UD id");
-            case Input.Command.LeaveMulticast c -> illegal(out, c.request(), "multicast needs a UD id");
+            case CANCEL -> Optional.empty();
+            case CONNECT -> illegal(out, ((Input.Command.Connect) in).request(), "already connected");
+            case ACCEPT -> illegal(out, ((Input.Command.Accept) in).request(), "already connected");
+            case REJECT -> illegal(out, ((Input.Command.Reject) in).request(), "already connected");
+            case JOIN_MULTICAST -> illegal(out, ((Input.Command.JoinMulticast) in).request(), "multicast needs a UD id");
+            case LEAVE_MULTICAST -> illegal(out, ((Input.Command.LeaveMulticast) in).request(), "multicast needs a UD id");
         };
     }
 

@@ -97,8 +97,9 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
 
     private PassivePhase requestReceived(Input in, Draft d, Emitter out) {
         PassivePhase phase = PassivePhase.REQUEST_RECEIVED;
-        return switch (in) {
-            case Input.Command.Accept c -> {
+        return switch (in.variant()) {
+            case ACCEPT -> {
+                Input.Command.Accept c = (Input.Command.Accept) in;
                 if (c.payload().kind() != MessageKind.ACCEPT) {
                     yield illegal(out, c.request(), "accept needs ACCEPT private data, not " + c.payload().kind(), phase);
                 }
@@ -111,45 +112,54 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                 d.connectSent = true;
                 yield PassivePhase.ACCEPTING;
             }
-            case Input.Command.Reject c -> {
+            case REJECT -> {
+                Input.Command.Reject c = (Input.Command.Reject) in;
                 out.add(new Action.Reject(c.payload().wire()));
                 out.complete(c.request(), new Outcome.Done());
                 yield PassivePhase.of(Teardown.finish(d, out));
             }
-            case Input.Command.Close c -> refuse(d, out, c.request());
-            case Input.Command.Abort c -> refuse(d, out, c.request());
-            case Input.Command.Disconnect c -> {
+            case CLOSE -> refuse(d, out, ((Input.Command.Close) in).request());
+            case ABORT -> refuse(d, out, ((Input.Command.Abort) in).request());
+            case DISCONNECT -> {
+                Input.Command.Disconnect c = (Input.Command.Disconnect) in;
                 out.complete(c.request(), new Outcome.Done());
                 yield phase;
             }
-            case Input.Command.Cancel c -> phase;
-            case Input.Command.Connect c -> illegal(out, c.request(), "a passive id cannot connect", phase);
-            case Input.Command.JoinMulticast c -> illegal(out, c.request(), "multicast needs a UD id", phase);
-            case Input.Command.LeaveMulticast c -> illegal(out, c.request(), "multicast needs a UD id", phase);
-            case CmEvent e -> switch (e.type()) {
-                // The active side gave up (its REQ timed out, it was destroyed) before we decided.
-                case REJECTED, UNREACHABLE, CONNECT_ERROR, DISCONNECTED -> {
-                    d.connectionLost = true;
-                    Requests.expire(d, out, "the peer gave up before a decision (" + e.type() + ", status "
-                            + e.status() + ")");
-                    yield PassivePhase.of(Teardown.finish(d, out));
-                }
-                case DEVICE_REMOVAL -> deviceGoneBeforeDecision(d, out);
-                case ADDR_CHANGE -> phase;
-                case ESTABLISHED -> unexpected(out, phase, in, "ESTABLISHED before accept");
-                case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_RESPONSE, TIMEWAIT_EXIT ->
-                        unexpected(out, phase, in, "not an event of a passive id awaiting a decision");
-                case CONNECT_REQUEST -> unexpected(out, phase, in, "connection request on a non-listening id");
-                case MULTICAST_JOIN, MULTICAST_ERROR -> unexpected(out, phase, in, "multicast event on an RC id");
-            };
-            case Input.AsyncEvent e -> switch (e.type()) {
-                case DEVICE_FATAL -> deviceGoneBeforeDecision(d, out);
-                case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL, COMM_EST ->
-                        unexpected(out, phase, in, "this id has no QP yet");
-                case SQ_DRAINED, PATH_MIG, PATH_MIG_ERR, PORT_ACTIVE, PORT_ERR, LID_CHANGE, PKEY_CHANGE, SM_CHANGE,
-                     SRQ_LIMIT_REACHED, QP_LAST_WQE_REACHED, CLIENT_REREGISTER, GID_CHANGE -> phase;
-            };
-            case Input.TimerExpired t -> {
+            case CANCEL -> phase;
+            case CONNECT -> illegal(out, ((Input.Command.Connect) in).request(), "a passive id cannot connect", phase);
+            case JOIN_MULTICAST -> illegal(out, ((Input.Command.JoinMulticast) in).request(), "multicast needs a UD id", phase);
+            case LEAVE_MULTICAST -> illegal(out, ((Input.Command.LeaveMulticast) in).request(), "multicast needs a UD id", phase);
+            case CM_EVENT -> {
+                CmEvent e = (CmEvent) in;
+                yield switch (e.type()) {
+                    // The active side gave up (its REQ timed out, it was destroyed) before we decided.
+                    case REJECTED, UNREACHABLE, CONNECT_ERROR, DISCONNECTED -> {
+                        d.connectionLost = true;
+                        Requests.expire(d, out, "the peer gave up before a decision (" + e.type() + ", status "
+                                + e.status() + ")");
+                        yield PassivePhase.of(Teardown.finish(d, out));
+                    }
+                    case DEVICE_REMOVAL -> deviceGoneBeforeDecision(d, out);
+                    case ADDR_CHANGE -> phase;
+                    case ESTABLISHED -> unexpected(out, phase, in, "ESTABLISHED before accept");
+                    case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_RESPONSE, TIMEWAIT_EXIT ->
+                            unexpected(out, phase, in, "not an event of a passive id awaiting a decision");
+                    case CONNECT_REQUEST -> unexpected(out, phase, in, "connection request on a non-listening id");
+                    case MULTICAST_JOIN, MULTICAST_ERROR -> unexpected(out, phase, in, "multicast event on an RC id");
+                };
+            }
+            case ASYNC_EVENT -> {
+                Input.AsyncEvent e = (Input.AsyncEvent) in;
+                yield switch (e.type()) {
+                    case DEVICE_FATAL -> deviceGoneBeforeDecision(d, out);
+                    case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL, COMM_EST ->
+                            unexpected(out, phase, in, "this id has no QP yet");
+                    case SQ_DRAINED, PATH_MIG, PATH_MIG_ERR, PORT_ACTIVE, PORT_ERR, LID_CHANGE, PKEY_CHANGE, SM_CHANGE,
+                         SRQ_LIMIT_REACHED, QP_LAST_WQE_REACHED, CLIENT_REREGISTER, GID_CHANGE -> phase;
+                };
+            }
+            case TIMER_EXPIRED -> {
+                Input.TimerExpired t = (Input.TimerExpired) in;
                 d.timers = d.timers.fired(t.kind());
                 if (t.kind() == TimerKind.DECISION_DEADLINE) {
                     // The application never answered: reject rather than let the peer's REQ time out.
@@ -160,10 +170,10 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                 }
                 yield unexpected(out, phase, in, "timer not used before accept");
             }
-            case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
-            case Input.RequestSettled r -> unexpected(out, phase, in, "only a listener offers requests");
-            case Input.CallsSucceeded s -> phase;
-            case Input.CallFailed f -> unexpected(out, phase, in, "no native call is outstanding");
+            case QUIESCED -> unexpected(out, phase, in, "nothing is being quiesced");
+            case REQUEST_SETTLED -> unexpected(out, phase, in, "only a listener offers requests");
+            case CALLS_SUCCEEDED -> phase;
+            case CALL_FAILED -> unexpected(out, phase, in, "no native call is outstanding");
         };
     }
 
@@ -180,103 +190,116 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
 
     private PassivePhase accepting(Input in, Draft d, Emitter out) {
         PassivePhase phase = PassivePhase.ACCEPTING;
-        return switch (in) {
-            case CmEvent e -> switch (e.type()) {
-                case ESTABLISHED -> {
-                    d.timers = d.timers.cancel(TimerKind.ACCEPT_DEADLINE, out.actions);
-                    d.established = true;
-                    // The peer's data is the CONNECT_REQUEST's: ESTABLISHED (the RTU) carries none.
-                    Outcome.Connected connected = new Outcome.Connected(d.peerData, d.requestParams);
-                    out.complete(d.pendingOpen, connected);
-                    d.pendingOpen = 0;
-                    out.notice(new Notice.Established(connected));
-                    yield PassivePhase.ESTABLISHED;
-                }
-                case REJECTED -> {
-                    d.connectionLost = true;
-                    yield fail(d, out, new Failure.Rejected(RejectReason.decode(policy.transport(), e.status(),
-                            e.params().privateData())), Mode.ABORT);
-                }
-                case UNREACHABLE -> {
-                    d.connectionLost = true;
-                    yield fail(d, out, new Failure.Unreachable(e.status()), Mode.ABORT);
-                }
-                case CONNECT_ERROR -> {
-                    d.connectionLost = true;
-                    yield fail(d, out, new Failure.ConnectError(e.status()), Mode.ABORT);
-                }
-                case DISCONNECTED -> {
-                    Teardown.answerDisconnect(d, out);
-                    yield fail(d, out, new Failure.PeerDisconnected(e.status()), Mode.ABORT);
-                }
-                case DEVICE_REMOVAL -> fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
-                case ADDR_CHANGE -> phase;
-                case TIMEWAIT_EXIT -> unexpected(out, phase, in, "no connection in timewait");
-                case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_RESPONSE ->
-                        unexpected(out, phase, in, "not an event of a passive id");
-                case CONNECT_REQUEST -> unexpected(out, phase, in, "connection request on a non-listening id");
-                case MULTICAST_JOIN, MULTICAST_ERROR -> unexpected(out, phase, in, "multicast event on an RC id");
-            };
-            case Input.AsyncEvent e -> switch (e.type()) {
-                // Data arrived before the RTU: tell the CM the connection is up (nvmet_rdma_qp_event).
-                case COMM_EST -> {
-                    out.add(new Action.Notify());
-                    yield phase;
-                }
-                case DEVICE_FATAL -> fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
-                case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL ->
-                        fail(d, out, new Failure.QueuePairError(e.type()), Mode.ABORT);
-                case SQ_DRAINED, PATH_MIG, PATH_MIG_ERR, PORT_ACTIVE, PORT_ERR, LID_CHANGE, PKEY_CHANGE, SM_CHANGE,
-                     SRQ_LIMIT_REACHED, QP_LAST_WQE_REACHED, CLIENT_REREGISTER, GID_CHANGE -> phase;
-            };
-            case Input.TimerExpired t -> {
+        return switch (in.variant()) {
+            case CM_EVENT -> {
+                CmEvent e = (CmEvent) in;
+                yield switch (e.type()) {
+                    case ESTABLISHED -> {
+                        d.timers = d.timers.cancel(TimerKind.ACCEPT_DEADLINE, out.actions);
+                        d.established = true;
+                        // The peer's data is the CONNECT_REQUEST's: ESTABLISHED (the RTU) carries none.
+                        Outcome.Connected connected = new Outcome.Connected(d.peerData, d.requestParams);
+                        out.complete(d.pendingOpen, connected);
+                        d.pendingOpen = 0;
+                        out.notice(new Notice.Established(connected));
+                        yield PassivePhase.ESTABLISHED;
+                    }
+                    case REJECTED -> {
+                        d.connectionLost = true;
+                        yield fail(d, out, new Failure.Rejected(RejectReason.decode(policy.transport(), e.status(),
+                                e.params().privateData())), Mode.ABORT);
+                    }
+                    case UNREACHABLE -> {
+                        d.connectionLost = true;
+                        yield fail(d, out, new Failure.Unreachable(e.status()), Mode.ABORT);
+                    }
+                    case CONNECT_ERROR -> {
+                        d.connectionLost = true;
+                        yield fail(d, out, new Failure.ConnectError(e.status()), Mode.ABORT);
+                    }
+                    case DISCONNECTED -> {
+                        Teardown.answerDisconnect(d, out);
+                        yield fail(d, out, new Failure.PeerDisconnected(e.status()), Mode.ABORT);
+                    }
+                    case DEVICE_REMOVAL -> fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
+                    case ADDR_CHANGE -> phase;
+                    case TIMEWAIT_EXIT -> unexpected(out, phase, in, "no connection in timewait");
+                    case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_RESPONSE ->
+                            unexpected(out, phase, in, "not an event of a passive id");
+                    case CONNECT_REQUEST -> unexpected(out, phase, in, "connection request on a non-listening id");
+                    case MULTICAST_JOIN, MULTICAST_ERROR -> unexpected(out, phase, in, "multicast event on an RC id");
+                };
+            }
+            case ASYNC_EVENT -> {
+                Input.AsyncEvent e = (Input.AsyncEvent) in;
+                yield switch (e.type()) {
+                    // Data arrived before the RTU: tell the CM the connection is up (nvmet_rdma_qp_event).
+                    case COMM_EST -> {
+                        out.add(new Action.Notify());
+                        yield phase;
+                    }
+                    case DEVICE_FATAL -> fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
+                    case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL ->
+                            fail(d, out, new Failure.QueuePairError(e.type()), Mode.ABORT);
+                    case SQ_DRAINED, PATH_MIG, PATH_MIG_ERR, PORT_ACTIVE, PORT_ERR, LID_CHANGE, PKEY_CHANGE, SM_CHANGE,
+                         SRQ_LIMIT_REACHED, QP_LAST_WQE_REACHED, CLIENT_REREGISTER, GID_CHANGE -> phase;
+                };
+            }
+            case TIMER_EXPIRED -> {
+                Input.TimerExpired t = (Input.TimerExpired) in;
                 d.timers = d.timers.fired(t.kind());
                 yield t.kind() == TimerKind.ACCEPT_DEADLINE
                         ? fail(d, out, new Failure.TimedOut(TimerKind.ACCEPT_DEADLINE), Mode.ABORT)
                         : unexpected(out, phase, in, "timer not used while accepting");
             }
-            case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
-            case Input.RequestSettled r -> unexpected(out, phase, in, "only a listener offers requests");
-            case Input.CallsSucceeded s -> phase;
-            case Input.CallFailed f -> switch (f.call()) {
-                case Action.CreateQp a -> {
-                    // The core rolled back the QP and the CQ and channel it created in that call.
-                    d.hasQp = false;
-                    d.hasCq = false;
-                    d.connectSent = false;
-                    Requests.reject(out, SystemReject.ACCEPT_FAILED);
-                    yield fail(d, out, new Failure.NativeCallFailed("rdma_create_qp", f.errno()), Mode.ABORT);
-                }
-                case Action.Accept a -> {
-                    d.connectSent = false;
-                    Requests.reject(out, SystemReject.ACCEPT_FAILED);
-                    yield fail(d, out, new Failure.NativeCallFailed("rdma_accept", f.errno()), Mode.ABORT);
-                }
-                case Action.CreateId a -> unexpected(out, phase, in, "a passive id is never re-created");
-                case Action.ResolveAddr a -> unexpected(out, phase, in, "a passive id never resolves");
-                case Action.ResolveRoute a -> unexpected(out, phase, in, "a passive id never resolves");
-                case Action.Connect a -> unexpected(out, phase, in, "a passive id never connects");
-                case Action.JoinMulticast a -> unexpected(out, phase, in, "an RC id never joins");
-                case Action.Relisten a -> unexpected(out, phase, in, "a passive id never listens");
-            };
-            case Input.Command.Close c -> {
+            case QUIESCED -> unexpected(out, phase, in, "nothing is being quiesced");
+            case REQUEST_SETTLED -> unexpected(out, phase, in, "only a listener offers requests");
+            case CALLS_SUCCEEDED -> phase;
+            case CALL_FAILED -> {
+                Input.CallFailed f = (Input.CallFailed) in;
+                yield switch (f.call()) {
+                    case Action.CreateQp a -> {
+                        // The core rolled back the QP and the CQ and channel it created in that call.
+                        d.hasQp = false;
+                        d.hasCq = false;
+                        d.connectSent = false;
+                        Requests.reject(out, SystemReject.ACCEPT_FAILED);
+                        yield fail(d, out, new Failure.NativeCallFailed("rdma_create_qp", f.errno()), Mode.ABORT);
+                    }
+                    case Action.Accept a -> {
+                        d.connectSent = false;
+                        Requests.reject(out, SystemReject.ACCEPT_FAILED);
+                        yield fail(d, out, new Failure.NativeCallFailed("rdma_accept", f.errno()), Mode.ABORT);
+                    }
+                    case Action.CreateId a -> unexpected(out, phase, in, "a passive id is never re-created");
+                    case Action.ResolveAddr a -> unexpected(out, phase, in, "a passive id never resolves");
+                    case Action.ResolveRoute a -> unexpected(out, phase, in, "a passive id never resolves");
+                    case Action.Connect a -> unexpected(out, phase, in, "a passive id never connects");
+                    case Action.JoinMulticast a -> unexpected(out, phase, in, "an RC id never joins");
+                    case Action.Relisten a -> unexpected(out, phase, in, "a passive id never listens");
+                };
+            }
+            case CLOSE -> {
+                Input.Command.Close c = (Input.Command.Close) in;
                 d.closeWaiters().add(c.request());
                 yield fail(d, out, new Failure.Closed(), Mode.ABORT);
             }
-            case Input.Command.Abort c -> {
+            case ABORT -> {
+                Input.Command.Abort c = (Input.Command.Abort) in;
                 d.closeWaiters().add(c.request());
                 yield fail(d, out, new Failure.Closed(), Mode.ABORT);
             }
-            case Input.Command.Disconnect c -> {
+            case DISCONNECT -> {
+                Input.Command.Disconnect c = (Input.Command.Disconnect) in;
                 d.disconnectWaiters().add(c.request());
                 yield fail(d, out, new Failure.Closed(), Mode.ABORT);
             }
-            case Input.Command.Cancel c -> fail(d, out, new Failure.Cancelled(), Mode.ABORT);
-            case Input.Command.Accept c -> illegal(out, c.request(), "already accepting", phase);
-            case Input.Command.Reject c -> illegal(out, c.request(), "already accepted", phase);
-            case Input.Command.Connect c -> illegal(out, c.request(), "a passive id cannot connect", phase);
-            case Input.Command.JoinMulticast c -> illegal(out, c.request(), "multicast needs a UD id", phase);
-            case Input.Command.LeaveMulticast c -> illegal(out, c.request(), "multicast needs a UD id", phase);
+            case CANCEL -> fail(d, out, new Failure.Cancelled(), Mode.ABORT);
+            case ACCEPT -> illegal(out, ((Input.Command.Accept) in).request(), "already accepting", phase);
+            case REJECT -> illegal(out, ((Input.Command.Reject) in).request(), "already accepted", phase);
+            case CONNECT -> illegal(out, ((Input.Command.Connect) in).request(), "a passive id cannot connect", phase);
+            case JOIN_MULTICAST -> illegal(out, ((Input.Command.JoinMulticast) in).request(), "multicast needs a UD id", phase);
+            case LEAVE_MULTICAST -> illegal(out, ((Input.Command.LeaveMulticast) in).request(), "multicast needs a UD id", phase);
         };
     }
 

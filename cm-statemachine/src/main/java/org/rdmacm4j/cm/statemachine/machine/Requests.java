@@ -97,23 +97,23 @@ final class Requests {
         if (d.expired == null) {
             return false;
         }
-        long request = switch (in) {
-            case Input.Command.Accept c -> c.request();
-            case Input.Command.Reject c -> c.request();
-            case Input.Command.Close c -> c.request();
-            case Input.Command.Abort c -> 0;
-            case Input.Command.Disconnect c -> 0;
-            case Input.Command.Cancel c -> 0;
-            case Input.Command.Connect c -> 0;
-            case Input.Command.JoinMulticast c -> 0;
-            case Input.Command.LeaveMulticast c -> 0;
-            case Input.CmEvent e -> 0;
-            case Input.AsyncEvent e -> 0;
-            case Input.TimerExpired t -> 0;
-            case Input.Quiesced q -> 0;
-            case Input.CallFailed f -> 0;
-            case Input.RequestSettled r -> 0;
-            case Input.CallsSucceeded s -> 0;
+        long request = switch (in.variant()) {
+            case ACCEPT -> ((Input.Command.Accept) in).request();
+            case REJECT -> ((Input.Command.Reject) in).request();
+            case CLOSE -> ((Input.Command.Close) in).request();
+            case ABORT -> 0;
+            case DISCONNECT -> 0;
+            case CANCEL -> 0;
+            case CONNECT -> 0;
+            case JOIN_MULTICAST -> 0;
+            case LEAVE_MULTICAST -> 0;
+            case CM_EVENT -> 0;
+            case ASYNC_EVENT -> 0;
+            case TIMER_EXPIRED -> 0;
+            case QUIESCED -> 0;
+            case CALL_FAILED -> 0;
+            case REQUEST_SETTLED -> 0;
+            case CALLS_SUCCEEDED -> 0;
         };
         if (request == 0) {
             return false;

@@ -249,51 +249,58 @@ final class Teardown {
      */
     static Stage onInput(Stage stage, Phase phase, Input in, Draft d, Emitter out, ConnectionPolicy p,
                          boolean multicast) {
-        return switch (in) {
-            case Input.CmEvent e -> switch (e.type()) {
-                case DISCONNECTED -> stage == Stage.DISCONNECTING ? peerGone(d, out, p) : lateDisconnect(d, out, stage);
-                // The netevent path (not a DREQ timeout, which is a DISCONNECTED): no timewait follows.
-                case UNREACHABLE -> {
-                    if (stage != Stage.DISCONNECTING) {
-                        yield stage;
-                    }
-                    d.connectionLost = true;
-                    yield drain(d, out, p);
-                }
-                case TIMEWAIT_EXIT -> {
-                    if (!p.transport().hasTimewaitExit()) {
-                        out.unexpected(phase, in, "iWARP never sends TIMEWAIT_EXIT");
-                        yield stage;
-                    }
-                    yield switch (stage) {
-                        case DISCONNECTING, TIMEWAIT -> {
-                            d.connectionLost = true;
-                            yield drain(d, out, p);
+        return switch (in.variant()) {
+            case CM_EVENT -> {
+                Input.CmEvent e = (Input.CmEvent) in;
+                yield switch (e.type()) {
+                    case DISCONNECTED -> stage == Stage.DISCONNECTING ? peerGone(d, out, p) : lateDisconnect(d, out, stage);
+                    // The netevent path (not a DREQ timeout, which is a DISCONNECTED): no timewait follows.
+                    case UNREACHABLE -> {
+                        if (stage != Stage.DISCONNECTING) {
+                            yield stage;
                         }
-                        case DRAINING, RELEASING, CLOSED -> stage;
-                    };
-                }
-                case DEVICE_REMOVAL -> deviceGone(stage, d, out, p);
-                case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_RESPONSE, CONNECT_ERROR,
-                     REJECTED, ESTABLISHED, ADDR_CHANGE -> stage;
-                case MULTICAST_JOIN, MULTICAST_ERROR -> {
-                    if (!multicast) {
-                        out.unexpected(phase, in, "multicast event on a connected id");
+                        d.connectionLost = true;
+                        yield drain(d, out, p);
                     }
-                    yield stage;
-                }
-                case CONNECT_REQUEST -> {
-                    out.unexpected(phase, in, "connection request on a non-listening id");
-                    yield stage;
-                }
-            };
-            case Input.AsyncEvent e -> switch (e.type()) {
-                case DEVICE_FATAL -> deviceGone(stage, d, out, p);
-                case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, COMM_EST, SQ_DRAINED, PATH_MIG, PATH_MIG_ERR,
-                     PORT_ACTIVE, PORT_ERR, LID_CHANGE, PKEY_CHANGE, SM_CHANGE, SRQ_ERR, SRQ_LIMIT_REACHED,
-                     QP_LAST_WQE_REACHED, CLIENT_REREGISTER, GID_CHANGE, WQ_FATAL -> stage;
-            };
-            case Input.TimerExpired t -> {
+                    case TIMEWAIT_EXIT -> {
+                        if (!p.transport().hasTimewaitExit()) {
+                            out.unexpected(phase, in, "iWARP never sends TIMEWAIT_EXIT");
+                            yield stage;
+                        }
+                        yield switch (stage) {
+                            case DISCONNECTING, TIMEWAIT -> {
+                                d.connectionLost = true;
+                                yield drain(d, out, p);
+                            }
+                            case DRAINING, RELEASING, CLOSED -> stage;
+                        };
+                    }
+                    case DEVICE_REMOVAL -> deviceGone(stage, d, out, p);
+                    case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_RESPONSE, CONNECT_ERROR,
+                         REJECTED, ESTABLISHED, ADDR_CHANGE -> stage;
+                    case MULTICAST_JOIN, MULTICAST_ERROR -> {
+                        if (!multicast) {
+                            out.unexpected(phase, in, "multicast event on a connected id");
+                        }
+                        yield stage;
+                    }
+                    case CONNECT_REQUEST -> {
+                        out.unexpected(phase, in, "connection request on a non-listening id");
+                        yield stage;
+                    }
+                };
+            }
+            case ASYNC_EVENT -> {
+                Input.AsyncEvent e = (Input.AsyncEvent) in;
+                yield switch (e.type()) {
+                    case DEVICE_FATAL -> deviceGone(stage, d, out, p);
+                    case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, COMM_EST, SQ_DRAINED, PATH_MIG, PATH_MIG_ERR,
+                         PORT_ACTIVE, PORT_ERR, LID_CHANGE, PKEY_CHANGE, SM_CHANGE, SRQ_ERR, SRQ_LIMIT_REACHED,
+                         QP_LAST_WQE_REACHED, CLIENT_REREGISTER, GID_CHANGE, WQ_FATAL -> stage;
+                };
+            }
+            case TIMER_EXPIRED -> {
+                Input.TimerExpired t = (Input.TimerExpired) in;
                 d.timers = d.timers.fired(t.kind());
                 yield switch (t.kind()) {
                     case DISCONNECT_DEADLINE, TIMEWAIT_DEADLINE -> drain(d, out, p);
@@ -309,32 +316,36 @@ final class Teardown {
                     }
                 };
             }
-            case Input.Quiesced q -> switch (q.resource()) {
-                case QP -> {
-                    if (stage == Stage.DRAINING) {
-                        yield release(d, out, p);
+            case QUIESCED -> {
+                Input.Quiesced q = (Input.Quiesced) in;
+                yield switch (q.resource()) {
+                    case QP -> {
+                        if (stage == Stage.DRAINING) {
+                            yield release(d, out, p);
+                        }
+                        out.unexpected(phase, in, "no QP drain is outstanding");
+                        yield stage;
                     }
-                    out.unexpected(phase, in, "no QP drain is outstanding");
-                    yield stage;
-                }
-                case CQ -> {
-                    if (stage == Stage.RELEASING) {
-                        yield cqQuiesced(d, out, true, phase, in);
+                    case CQ -> {
+                        if (stage == Stage.RELEASING) {
+                            yield cqQuiesced(d, out, true, phase, in);
+                        }
+                        out.unexpected(phase, in, "no CQ quiesce is outstanding");
+                        yield stage;
                     }
-                    out.unexpected(phase, in, "no CQ quiesce is outstanding");
-                    yield stage;
-                }
-            };
-            case Input.CallFailed f -> {
+                };
+            }
+            case CALL_FAILED -> {
                 out.unexpected(phase, in, "no native call is outstanding while tearing down");
                 yield stage;
             }
-            case Input.RequestSettled r -> {
+            case REQUEST_SETTLED -> {
                 out.unexpected(phase, in, "only a listener offers requests");
                 yield stage;
             }
-            case Input.CallsSucceeded s -> stage;
-            case Input.Command c -> onCommand(stage, c, d, out, p);
+            case CALLS_SUCCEEDED -> stage;
+            case CONNECT, ACCEPT, REJECT, DISCONNECT, CLOSE, ABORT, CANCEL, JOIN_MULTICAST, LEAVE_MULTICAST ->
+                    onCommand(stage, (Input.Command) in, d, out, p);
         };
     }
 
@@ -355,19 +366,22 @@ final class Teardown {
     }
 
     private static Stage onCommand(Stage stage, Input.Command c, Draft d, Emitter out, ConnectionPolicy p) {
-        return switch (c) {
-            case Input.Command.Close close -> {
+        return switch (c.variant()) {
+            case CLOSE -> {
+                Input.Command.Close close = (Input.Command.Close) c;
                 d.closeWaiters().add(close.request());
                 yield stage;
             }
-            case Input.Command.Abort abort -> {
+            case ABORT -> {
+                Input.Command.Abort abort = (Input.Command.Abort) c;
                 d.closeWaiters().add(abort.request());
                 yield switch (stage) {
                     case DISCONNECTING, TIMEWAIT -> drain(d, out, p);
                     case DRAINING, RELEASING, CLOSED -> stage;
                 };
             }
-            case Input.Command.Disconnect disconnect -> {
+            case DISCONNECT -> {
+                Input.Command.Disconnect disconnect = (Input.Command.Disconnect) c;
                 if (stage == Stage.DISCONNECTING) {
                     d.disconnectWaiters().add(disconnect.request());
                 } else {
@@ -375,12 +389,14 @@ final class Teardown {
                 }
                 yield stage;
             }
-            case Input.Command.Cancel cancel -> stage;
-            case Input.Command.Connect x -> closed(out, x.request(), stage);
-            case Input.Command.Accept x -> closed(out, x.request(), stage);
-            case Input.Command.Reject x -> closed(out, x.request(), stage);
-            case Input.Command.JoinMulticast x -> closed(out, x.request(), stage);
-            case Input.Command.LeaveMulticast x -> closed(out, x.request(), stage);
+            case CANCEL -> stage;
+            case CONNECT -> closed(out, ((Input.Command.Connect) c).request(), stage);
+            case ACCEPT -> closed(out, ((Input.Command.Accept) c).request(), stage);
+            case REJECT -> closed(out, ((Input.Command.Reject) c).request(), stage);
+            case JOIN_MULTICAST -> closed(out, ((Input.Command.JoinMulticast) c).request(), stage);
+            case LEAVE_MULTICAST -> closed(out, ((Input.Command.LeaveMulticast) c).request(), stage);
+            case CM_EVENT, ASYNC_EVENT, TIMER_EXPIRED, QUIESCED, CALL_FAILED, REQUEST_SETTLED, CALLS_SUCCEEDED ->
+                    throw new AssertionError("not a command: " + c);
         };
     }
 
@@ -400,23 +416,23 @@ final class Teardown {
      * destroyed) are acked and logged; close-like commands complete at once, the rest fail with Closed.
      */
     static void terminal(Phase phase, Input in, Emitter out) {
-        switch (in) {
-            case Input.CmEvent e -> out.unexpected(phase, in, "event for an id that is already destroyed");
-            case Input.AsyncEvent e -> out.unexpected(phase, in, "async event for an id that is already destroyed");
-            case Input.TimerExpired t -> out.unexpected(phase, in, "timer of a destroyed id");
-            case Input.Quiesced q -> out.unexpected(phase, in, "nothing to quiesce: the id is destroyed");
-            case Input.RequestSettled r -> out.unexpected(phase, in, "no request is pending on a destroyed id");
-            case Input.CallsSucceeded s -> { }
-            case Input.CallFailed f -> out.unexpected(phase, in, "no native call is outstanding");
-            case Input.Command.Close c -> out.complete(c.request(), new Outcome.Done());
-            case Input.Command.Abort c -> out.complete(c.request(), new Outcome.Done());
-            case Input.Command.Disconnect c -> out.complete(c.request(), new Outcome.Done());
-            case Input.Command.Cancel c -> { }
-            case Input.Command.Connect c -> out.fail(c.request(), new Failure.Closed());
-            case Input.Command.Accept c -> out.fail(c.request(), new Failure.Closed());
-            case Input.Command.Reject c -> out.fail(c.request(), new Failure.Closed());
-            case Input.Command.JoinMulticast c -> out.fail(c.request(), new Failure.Closed());
-            case Input.Command.LeaveMulticast c -> out.fail(c.request(), new Failure.Closed());
+        switch (in.variant()) {
+            case CM_EVENT -> out.unexpected(phase, in, "event for an id that is already destroyed");
+            case ASYNC_EVENT -> out.unexpected(phase, in, "async event for an id that is already destroyed");
+            case TIMER_EXPIRED -> out.unexpected(phase, in, "timer of a destroyed id");
+            case QUIESCED -> out.unexpected(phase, in, "nothing to quiesce: the id is destroyed");
+            case REQUEST_SETTLED -> out.unexpected(phase, in, "no request is pending on a destroyed id");
+            case CALLS_SUCCEEDED -> { }
+            case CALL_FAILED -> out.unexpected(phase, in, "no native call is outstanding");
+            case CLOSE -> out.complete(((Input.Command.Close) in).request(), new Outcome.Done());
+            case ABORT -> out.complete(((Input.Command.Abort) in).request(), new Outcome.Done());
+            case DISCONNECT -> out.complete(((Input.Command.Disconnect) in).request(), new Outcome.Done());
+            case CANCEL -> { }
+            case CONNECT -> out.fail(((Input.Command.Connect) in).request(), new Failure.Closed());
+            case ACCEPT -> out.fail(((Input.Command.Accept) in).request(), new Failure.Closed());
+            case REJECT -> out.fail(((Input.Command.Reject) in).request(), new Failure.Closed());
+            case JOIN_MULTICAST -> out.fail(((Input.Command.JoinMulticast) in).request(), new Failure.Closed());
+            case LEAVE_MULTICAST -> out.fail(((Input.Command.LeaveMulticast) in).request(), new Failure.Closed());
         }
     }
 }

@@ -99,71 +99,78 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
     }
 
     private UdPhase opening(UdPhase phase, Input in, Draft d, Emitter out) {
-        return switch (in) {
-            case CmEvent e -> switch (e.type()) {
-                case ADDR_RESOLVED -> {
-                    if (!resolution.awaitingAddr(phase, in, out)) {
-                        yield phase;
+        return switch (in.variant()) {
+            case CM_EVENT -> {
+                CmEvent e = (CmEvent) in;
+                yield switch (e.type()) {
+                    case ADDR_RESOLVED -> {
+                        if (!resolution.awaitingAddr(phase, in, out)) {
+                            yield phase;
+                        }
+                        if (policy.sidr()) {
+                            yield resolution.resolveRoute(d, out);
+                        }
+                        // Multicast only: the id is bound; complete first, the QP creation is last (fallible).
+                        yield ready(d, out, new Outcome.UdReady(PrivateData.Received.nothing(), e.params()));
                     }
-                    if (policy.sidr()) {
-                        yield resolution.resolveRoute(d, out);
+                    case ADDR_ERROR -> resolution.addrError(phase, e, d, out);
+                    case ROUTE_RESOLVED -> {
+                        if (!resolution.awaitingRoute(phase, in, out)) {
+                            yield phase;
+                        }
+                        // A SIDR_REQ opens no connection: connectSent stays false, so the teardown never disconnects.
+                        out.add(new Action.Connect(d.openPayload.wire(), policy.tuning()));
+                        yield UdPhase.SIDR_QUERY;
                     }
-                    // Multicast only: the id is bound; complete first, the QP creation is last (fallible).
-                    yield ready(d, out, new Outcome.UdReady(PrivateData.Received.nothing(), e.params()));
-                }
-                case ADDR_ERROR -> resolution.addrError(phase, e, d, out);
-                case ROUTE_RESOLVED -> {
-                    if (!resolution.awaitingRoute(phase, in, out)) {
-                        yield phase;
+                    case ROUTE_ERROR -> resolution.routeError(phase, e, d, out);
+                    case ESTABLISHED -> {
+                        if (phase != UdPhase.SIDR_QUERY) {
+                            yield unexpected(out, phase, in, "no SIDR query is outstanding");
+                        }
+                        Opening.opened(d, out, new Outcome.UdReady(PrivateData.decode(e.params().privateData()),
+                                e.params()));
+                        yield UdPhase.READY;
                     }
-                    // A SIDR_REQ opens no connection: connectSent stays false, so the teardown never disconnects.
-                    out.add(new Action.Connect(d.openPayload.wire(), policy.tuning()));
-                    yield UdPhase.SIDR_QUERY;
-                }
-                case ROUTE_ERROR -> resolution.routeError(phase, e, d, out);
-                case ESTABLISHED -> {
-                    if (phase != UdPhase.SIDR_QUERY) {
-                        yield unexpected(out, phase, in, "no SIDR query is outstanding");
-                    }
-                    Opening.opened(d, out, new Outcome.UdReady(PrivateData.decode(e.params().privateData()),
-                            e.params()));
-                    yield UdPhase.READY;
-                }
-                // cma_sidr_rep_handler reports a SIDR_REP with a bad status, and a SIDR timeout, as UNREACHABLE.
-                case UNREACHABLE -> switch (phase) {
-                    case RESOLVING_ADDR, RESOLVING_ROUTE, SIDR_QUERY -> fail(d, out, new Failure.Unreachable(e.status()),
-                            Mode.ABORT);
-                    case REQUEST_RECEIVED -> {
-                        Requests.expire(d, out, "the peer gave up before a decision (UNREACHABLE, status "
-                                + e.status() + ")");
-                        yield UdPhase.of(Teardown.finish(d, out));
-                    }
-                    case IDLE, BACKOFF, READY, DRAINING, RELEASING, CLOSED ->
-                            unexpected(out, phase, in, "nothing is in flight");
+                    // cma_sidr_rep_handler reports a SIDR_REP with a bad status, and a SIDR timeout, as UNREACHABLE.
+                    case UNREACHABLE -> switch (phase) {
+                        case RESOLVING_ADDR, RESOLVING_ROUTE, SIDR_QUERY -> fail(d, out, new Failure.Unreachable(e.status()),
+                                Mode.ABORT);
+                        case REQUEST_RECEIVED -> {
+                            Requests.expire(d, out, "the peer gave up before a decision (UNREACHABLE, status "
+                                    + e.status() + ")");
+                            yield UdPhase.of(Teardown.finish(d, out));
+                        }
+                        case IDLE, BACKOFF, READY, DRAINING, RELEASING, CLOSED ->
+                                unexpected(out, phase, in, "nothing is in flight");
+                    };
+                    case REJECTED -> phase == UdPhase.SIDR_QUERY
+                            ? fail(d, out, new Failure.Rejected(RejectReason.decode(policy.transport(), e.status(),
+                                    e.params().privateData())), Mode.ABORT)
+                            : unexpected(out, phase, in, "no SIDR query is outstanding");
+                    case CONNECT_ERROR -> phase == UdPhase.SIDR_QUERY
+                            ? fail(d, out, new Failure.ConnectError(e.status()), Mode.ABORT)
+                            : unexpected(out, phase, in, "no SIDR query is outstanding");
+                    case DEVICE_REMOVAL -> deviceGoneWhileOpening(phase, d, out);
+                    case ADDR_CHANGE -> phase;
+                    case DISCONNECTED, TIMEWAIT_EXIT, CONNECT_RESPONSE ->
+                            unexpected(out, phase, in, "a UD id has no connection");
+                    case CONNECT_REQUEST -> unexpected(out, phase, in, "connection request on a non-listening id");
+                    case MULTICAST_JOIN, MULTICAST_ERROR -> unexpected(out, phase, in, "no join before the id is ready");
                 };
-                case REJECTED -> phase == UdPhase.SIDR_QUERY
-                        ? fail(d, out, new Failure.Rejected(RejectReason.decode(policy.transport(), e.status(),
-                                e.params().privateData())), Mode.ABORT)
-                        : unexpected(out, phase, in, "no SIDR query is outstanding");
-                case CONNECT_ERROR -> phase == UdPhase.SIDR_QUERY
-                        ? fail(d, out, new Failure.ConnectError(e.status()), Mode.ABORT)
-                        : unexpected(out, phase, in, "no SIDR query is outstanding");
-                case DEVICE_REMOVAL -> deviceGoneWhileOpening(phase, d, out);
-                case ADDR_CHANGE -> phase;
-                case DISCONNECTED, TIMEWAIT_EXIT, CONNECT_RESPONSE ->
-                        unexpected(out, phase, in, "a UD id has no connection");
-                case CONNECT_REQUEST -> unexpected(out, phase, in, "connection request on a non-listening id");
-                case MULTICAST_JOIN, MULTICAST_ERROR -> unexpected(out, phase, in, "no join before the id is ready");
-            };
-            case Input.AsyncEvent e -> switch (e.type()) {
-                case DEVICE_FATAL -> deviceGoneWhileOpening(phase, d, out);
-                case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL -> d.hasQp
-                        ? fail(d, out, new Failure.QueuePairError(e.type()), Mode.ABORT)
-                        : unexpected(out, phase, in, "queue error but this id has no QP yet");
-                case COMM_EST, SQ_DRAINED, PATH_MIG, PATH_MIG_ERR, PORT_ACTIVE, PORT_ERR, LID_CHANGE, PKEY_CHANGE,
-                     SM_CHANGE, SRQ_LIMIT_REACHED, QP_LAST_WQE_REACHED, CLIENT_REREGISTER, GID_CHANGE -> phase;
-            };
-            case Input.TimerExpired t -> {
+            }
+            case ASYNC_EVENT -> {
+                Input.AsyncEvent e = (Input.AsyncEvent) in;
+                yield switch (e.type()) {
+                    case DEVICE_FATAL -> deviceGoneWhileOpening(phase, d, out);
+                    case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL -> d.hasQp
+                            ? fail(d, out, new Failure.QueuePairError(e.type()), Mode.ABORT)
+                            : unexpected(out, phase, in, "queue error but this id has no QP yet");
+                    case COMM_EST, SQ_DRAINED, PATH_MIG, PATH_MIG_ERR, PORT_ACTIVE, PORT_ERR, LID_CHANGE, PKEY_CHANGE,
+                         SM_CHANGE, SRQ_LIMIT_REACHED, QP_LAST_WQE_REACHED, CLIENT_REREGISTER, GID_CHANGE -> phase;
+                };
+            }
+            case TIMER_EXPIRED -> {
+                Input.TimerExpired t = (Input.TimerExpired) in;
                 d.timers = d.timers.fired(t.kind());
                 yield switch (t.kind()) {
                     case CONNECT_DEADLINE -> fail(d, out, new Failure.TimedOut(TimerKind.CONNECT_DEADLINE), Mode.ABORT);
@@ -181,11 +188,12 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                          RELISTEN_BACKOFF, CONNECT_RESULT_DEADLINE -> unexpected(out, phase, in, "timer not used while opening");
                 };
             }
-            case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
-            case Input.RequestSettled r -> unexpected(out, phase, in, "only a listener offers requests");
-            case Input.CallsSucceeded s -> callsSucceeded(phase, d, out);
-            case Input.CallFailed f -> callFailed(phase, f, d, out);
-            case Input.Command.Connect c -> {
+            case QUIESCED -> unexpected(out, phase, in, "nothing is being quiesced");
+            case REQUEST_SETTLED -> unexpected(out, phase, in, "only a listener offers requests");
+            case CALLS_SUCCEEDED -> callsSucceeded(phase, d, out);
+            case CALL_FAILED -> callFailed(phase, (Input.CallFailed) in, d, out);
+            case CONNECT -> {
+                Input.Command.Connect c = (Input.Command.Connect) in;
                 if (phase != UdPhase.IDLE) {
                     yield illegal(out, c.request(), "already started", phase);
                 }
@@ -198,7 +206,8 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                 Opening.start(d, out, policy);
                 yield UdPhase.RESOLVING_ADDR;
             }
-            case Input.Command.Accept c -> {
+            case ACCEPT -> {
+                Input.Command.Accept c = (Input.Command.Accept) in;
                 if (phase != UdPhase.REQUEST_RECEIVED) {
                     yield illegal(out, c.request(), "no SIDR request to accept", phase);
                 }
@@ -216,7 +225,8 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                 out.add(new Action.Accept(c.payload().wire(), d.acceptTuning));
                 yield UdPhase.READY;
             }
-            case Input.Command.Reject c -> {
+            case REJECT -> {
+                Input.Command.Reject c = (Input.Command.Reject) in;
                 if (phase != UdPhase.REQUEST_RECEIVED) {
                     yield illegal(out, c.request(), "no SIDR request to reject", phase);
                 }
@@ -224,23 +234,26 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                 out.complete(c.request(), new Outcome.Done());
                 yield UdPhase.of(Teardown.finish(d, out));
             }
-            case Input.Command.Close c -> {
+            case CLOSE -> {
+                Input.Command.Close c = (Input.Command.Close) in;
                 d.closeWaiters().add(c.request());
                 yield closeOpening(phase, d, out, new Failure.Closed());
             }
-            case Input.Command.Abort c -> {
+            case ABORT -> {
+                Input.Command.Abort c = (Input.Command.Abort) in;
                 d.closeWaiters().add(c.request());
                 yield closeOpening(phase, d, out, new Failure.Closed());
             }
-            case Input.Command.Cancel c -> phase == UdPhase.IDLE || phase == UdPhase.REQUEST_RECEIVED
+            case CANCEL -> phase == UdPhase.IDLE || phase == UdPhase.REQUEST_RECEIVED
                     ? phase
                     : fail(d, out, new Failure.Cancelled(), Mode.ABORT);
-            case Input.Command.Disconnect c -> {
+            case DISCONNECT -> {
+                Input.Command.Disconnect c = (Input.Command.Disconnect) in;
                 out.complete(c.request(), new Outcome.Done());
                 yield phase;
             }
-            case Input.Command.JoinMulticast c -> illegal(out, c.request(), "the UD id is not ready yet", phase);
-            case Input.Command.LeaveMulticast c -> illegal(out, c.request(), "the UD id is not ready yet", phase);
+            case JOIN_MULTICAST -> illegal(out, ((Input.Command.JoinMulticast) in).request(), "the UD id is not ready yet", phase);
+            case LEAVE_MULTICAST -> illegal(out, ((Input.Command.LeaveMulticast) in).request(), "the UD id is not ready yet", phase);
         };
     }
 
@@ -302,8 +315,9 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
 
     private UdPhase ready(Input in, Draft d, Emitter out) {
         UdPhase phase = UdPhase.READY;
-        return switch (in) {
-            case Input.Command.JoinMulticast c -> {
+        return switch (in.variant()) {
+            case JOIN_MULTICAST -> {
+                Input.Command.JoinMulticast c = (Input.Command.JoinMulticast) in;
                 if (d.groups().containsKey(c.group())) {
                     yield illegal(out, c.request(), "already joined or joining " + c.group(), phase);
                 }
@@ -311,7 +325,8 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                 out.add(new Action.JoinMulticast(c.group()));
                 yield phase;
             }
-            case Input.Command.LeaveMulticast c -> {
+            case LEAVE_MULTICAST -> {
+                Input.Command.LeaveMulticast c = (Input.Command.LeaveMulticast) in;
                 Group g = d.groups().remove(c.group());
                 if (g == null) {
                     yield illegal(out, c.request(), "not a member of " + c.group(), phase);
@@ -325,7 +340,7 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                 out.complete(c.request(), new Outcome.Done());
                 yield phase;
             }
-            case Input.Command.Cancel c -> {
+            case CANCEL -> {
                 for (var entry : java.util.List.copyOf(d.groups().entrySet())) {
                     if (!entry.getValue().joined()) {
                         if (entry.getValue().request() != 0) {
@@ -337,88 +352,101 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                 }
                 yield phase;
             }
-            case Input.Command.Close c -> {
+            case CLOSE -> {
+                Input.Command.Close c = (Input.Command.Close) in;
                 d.closeWaiters().add(c.request());
                 yield fail(d, out, new Failure.Closed(), Mode.GRACEFUL);
             }
-            case Input.Command.Abort c -> {
+            case ABORT -> {
+                Input.Command.Abort c = (Input.Command.Abort) in;
                 d.closeWaiters().add(c.request());
                 yield fail(d, out, new Failure.Closed(), Mode.ABORT);
             }
-            case Input.Command.Disconnect c -> {
+            case DISCONNECT -> {
+                Input.Command.Disconnect c = (Input.Command.Disconnect) in;
                 out.complete(c.request(), new Outcome.Done());
                 yield phase;
             }
-            case Input.Command.Connect c -> illegal(out, c.request(), "already started", phase);
-            case Input.Command.Accept c -> illegal(out, c.request(), "no SIDR request to accept", phase);
-            case Input.Command.Reject c -> illegal(out, c.request(), "no SIDR request to reject", phase);
-            case CmEvent e -> switch (e.type()) {
-                case MULTICAST_JOIN -> joined(e, d, out);
-                case MULTICAST_ERROR -> multicastError(e, d, out);
-                case ADDR_CHANGE -> {
-                    out.notice(new Notice.AddressChanged());
-                    yield phase;
-                }
-                case DEVICE_REMOVAL -> {
-                    out.notice(new Notice.DeviceRemoved());
-                    yield fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
-                }
-                case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_RESPONSE, CONNECT_ERROR,
-                     UNREACHABLE, REJECTED, ESTABLISHED -> unexpected(out, phase, in, "nothing is being resolved");
-                case DISCONNECTED, TIMEWAIT_EXIT -> unexpected(out, phase, in, "a UD id has no connection");
-                case CONNECT_REQUEST -> unexpected(out, phase, in, "connection request on a non-listening id");
-            };
-            case Input.AsyncEvent e -> switch (e.type()) {
-                case DEVICE_FATAL -> {
-                    out.notice(new Notice.DeviceRemoved());
-                    yield fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
-                }
-                case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL -> {
-                    out.notice(new Notice.Error(new Failure.QueuePairError(e.type())));
-                    yield fail(d, out, new Failure.QueuePairError(e.type()), Mode.ABORT);
-                }
-                case PORT_ERR, SRQ_LIMIT_REACHED -> {
-                    out.notice(new Notice.Async(e.type()));
-                    yield phase;
-                }
-                // CLIENT_REREGISTER/SM_CHANGE: ib_sa reports lost memberships as MULTICAST_ERROR; re-join there.
-                case COMM_EST, SQ_DRAINED, PATH_MIG, PATH_MIG_ERR, PORT_ACTIVE, LID_CHANGE, PKEY_CHANGE, SM_CHANGE,
-                     QP_LAST_WQE_REACHED, CLIENT_REREGISTER, GID_CHANGE -> phase;
-            };
-            case Input.TimerExpired t -> {
+            case CONNECT -> illegal(out, ((Input.Command.Connect) in).request(), "already started", phase);
+            case ACCEPT -> illegal(out, ((Input.Command.Accept) in).request(), "no SIDR request to accept", phase);
+            case REJECT -> illegal(out, ((Input.Command.Reject) in).request(), "no SIDR request to reject", phase);
+            case CM_EVENT -> {
+                CmEvent e = (CmEvent) in;
+                yield switch (e.type()) {
+                    case MULTICAST_JOIN -> joined(e, d, out);
+                    case MULTICAST_ERROR -> multicastError(e, d, out);
+                    case ADDR_CHANGE -> {
+                        out.notice(new Notice.AddressChanged());
+                        yield phase;
+                    }
+                    case DEVICE_REMOVAL -> {
+                        out.notice(new Notice.DeviceRemoved());
+                        yield fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
+                    }
+                    case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_RESPONSE, CONNECT_ERROR,
+                         UNREACHABLE, REJECTED, ESTABLISHED -> unexpected(out, phase, in, "nothing is being resolved");
+                    case DISCONNECTED, TIMEWAIT_EXIT -> unexpected(out, phase, in, "a UD id has no connection");
+                    case CONNECT_REQUEST -> unexpected(out, phase, in, "connection request on a non-listening id");
+                };
+            }
+            case ASYNC_EVENT -> {
+                Input.AsyncEvent e = (Input.AsyncEvent) in;
+                yield switch (e.type()) {
+                    case DEVICE_FATAL -> {
+                        out.notice(new Notice.DeviceRemoved());
+                        yield fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
+                    }
+                    case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL -> {
+                        out.notice(new Notice.Error(new Failure.QueuePairError(e.type())));
+                        yield fail(d, out, new Failure.QueuePairError(e.type()), Mode.ABORT);
+                    }
+                    case PORT_ERR, SRQ_LIMIT_REACHED -> {
+                        out.notice(new Notice.Async(e.type()));
+                        yield phase;
+                    }
+                    // CLIENT_REREGISTER/SM_CHANGE: ib_sa reports lost memberships as MULTICAST_ERROR; re-join there.
+                    case COMM_EST, SQ_DRAINED, PATH_MIG, PATH_MIG_ERR, PORT_ACTIVE, LID_CHANGE, PKEY_CHANGE, SM_CHANGE,
+                         QP_LAST_WQE_REACHED, CLIENT_REREGISTER, GID_CHANGE -> phase;
+                };
+            }
+            case TIMER_EXPIRED -> {
+                Input.TimerExpired t = (Input.TimerExpired) in;
                 d.timers = d.timers.fired(t.kind());
                 yield unexpected(out, phase, in, "no timer runs while ready");
             }
-            case Input.Quiesced q -> unexpected(out, phase, in, "nothing is being quiesced");
-            case Input.RequestSettled r -> unexpected(out, phase, in, "only a listener offers requests");
-            case Input.CallsSucceeded s -> callsSucceeded(phase, d, out);
-            case Input.CallFailed f -> switch (f.call()) {
-                case Action.JoinMulticast j -> {
-                    Group g = d.groups().remove(j.group());
-                    if (g == null) {
-                        yield unexpected(out, phase, in, "join failed for a group that is not tracked");
+            case QUIESCED -> unexpected(out, phase, in, "nothing is being quiesced");
+            case REQUEST_SETTLED -> unexpected(out, phase, in, "only a listener offers requests");
+            case CALLS_SUCCEEDED -> callsSucceeded(phase, d, out);
+            case CALL_FAILED -> {
+                Input.CallFailed f = (Input.CallFailed) in;
+                yield switch (f.call()) {
+                    case Action.JoinMulticast j -> {
+                        Group g = d.groups().remove(j.group());
+                        if (g == null) {
+                            yield unexpected(out, phase, in, "join failed for a group that is not tracked");
+                        }
+                        Failure failure = new Failure.NativeCallFailed("rdma_join_multicast", f.errno());
+                        if (g.request() != 0) {
+                            out.fail(g.request(), failure);
+                        } else {
+                            out.notice(new Notice.MulticastLost(j.group(), -f.errno()));
+                        }
+                        yield phase;
                     }
-                    Failure failure = new Failure.NativeCallFailed("rdma_join_multicast", f.errno());
-                    if (g.request() != 0) {
-                        out.fail(g.request(), failure);
-                    } else {
-                        out.notice(new Notice.MulticastLost(j.group(), -f.errno()));
+                    case Action.CreateQp a -> {
+                        // The core rolled back the QP and the CQ/channel it created in that call.
+                        d.hasQp = false;
+                        d.hasCq = false;
+                        yield openCallFailed(d, out, new Failure.NativeCallFailed("rdma_create_qp", f.errno()));
                     }
-                    yield phase;
-                }
-                case Action.CreateQp a -> {
-                    // The core rolled back the QP and the CQ/channel it created in that call.
-                    d.hasQp = false;
-                    d.hasCq = false;
-                    yield openCallFailed(d, out, new Failure.NativeCallFailed("rdma_create_qp", f.errno()));
-                }
-                case Action.Accept a -> openCallFailed(d, out, new Failure.NativeCallFailed("rdma_accept", f.errno()));
-                case Action.CreateId a -> unexpected(out, phase, in, "no id is being created");
-                case Action.ResolveAddr a -> unexpected(out, phase, in, "nothing is being resolved");
-                case Action.ResolveRoute a -> unexpected(out, phase, in, "nothing is being resolved");
-                case Action.Connect a -> unexpected(out, phase, in, "no SIDR query is outstanding");
-                case Action.Relisten a -> unexpected(out, phase, in, "a UD id never listens");
-            };
+                    case Action.Accept a -> openCallFailed(d, out, new Failure.NativeCallFailed("rdma_accept", f.errno()));
+                    case Action.CreateId a -> unexpected(out, phase, in, "no id is being created");
+                    case Action.ResolveAddr a -> unexpected(out, phase, in, "nothing is being resolved");
+                    case Action.ResolveRoute a -> unexpected(out, phase, in, "nothing is being resolved");
+                    case Action.Connect a -> unexpected(out, phase, in, "no SIDR query is outstanding");
+                    case Action.Relisten a -> unexpected(out, phase, in, "a UD id never listens");
+                };
+            }
         };
     }
 

@@ -259,31 +259,34 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
     @Override
     public void notice(IdDriver id, Notice n) {
         ConnectionDriver d = (ConnectionDriver) id;
-        switch (n) {
-            case Notice.Established e -> {
+        switch (n.variant()) {
+            case ESTABLISHED -> {
+                Notice.Established e = (Notice.Established) n;
                 connected(d, e.connection());
                 handler(d, OverriddenCallbacks.ESTABLISHED, (h, c) -> h.onEstablished(c));
             }
-            case Notice.Disconnected x -> handler(d, OverriddenCallbacks.DISCONNECTED, (h, c) -> h.onDisconnected(c));
-            case Notice.Error e -> {
+            case DISCONNECTED -> handler(d, OverriddenCallbacks.DISCONNECTED, (h, c) -> h.onDisconnected(c));
+            case ERROR -> {
+                Notice.Error e = (Notice.Error) n;
                 var ex = Failures.forHandler(e.failure(), d.name(), d.historySnapshot());
                 handler(d, OverriddenCallbacks.ERROR, (h, c) -> h.onError(c, ex));
             }
-            case Notice.AddressChanged x -> handler(d, OverriddenCallbacks.ADDRESS_CHANGED, (h, c) -> h.onAddressChanged(c));
-            case Notice.DeviceRemoved x -> {
+            case ADDRESS_CHANGED -> handler(d, OverriddenCallbacks.ADDRESS_CHANGED, (h, c) -> h.onAddressChanged(c));
+            case DEVICE_REMOVED -> {
                 var ex = new DeviceRemovedException(d.name() + ": the RDMA device was removed", d.historySnapshot());
                 handler(d, OverriddenCallbacks.ERROR, (h, c) -> h.onError(c, ex));
             }
-            case Notice.Async a -> handler(d, OverriddenCallbacks.ASYNC_EVENT, (h, c) -> h.onAsyncEvent(c, a.event()));
-            case Notice.RequestExpired r -> {
+            case ASYNC -> handler(d, OverriddenCallbacks.ASYNC_EVENT, (h, c) -> h.onAsyncEvent(c, ((Notice.Async) n).event()));
+            case REQUEST_EXPIRED -> {
+                Notice.RequestExpired r = (Notice.RequestExpired) n;
                 if (d.requestExpired != null) {
                     var ex = (RequestExpiredException) Failures.toException(r.failure(), d.name(), d.historySnapshot());
                     CompletableFuture<RequestExpiredException> expired = d.requestExpired;
                     d.callbacks.execute(() -> expired.complete(ex));
                 }
             }
-            case Notice.MulticastRejoined m -> LOG.log(Level.DEBUG, d.name() + ": rejoined " + m.group());
-            case Notice.MulticastLost m -> LOG.log(Level.WARNING, d.name() + ": lost multicast group " + m.group());
+            case MULTICAST_REJOINED -> LOG.log(Level.DEBUG, d.name() + ": rejoined " + ((Notice.MulticastRejoined) n).group());
+            case MULTICAST_LOST -> LOG.log(Level.WARNING, d.name() + ": lost multicast group " + ((Notice.MulticastLost) n).group());
         }
     }
 

@@ -238,8 +238,8 @@ public final class Datagrams implements IdRole, DatagramEndpointImpl.Control {
     @Override
     public boolean runNative(IdDriver id, Action.NativeCall call) {
         UdDriver d = (UdDriver) id;
-        switch (call) {
-            case Action.CreateQp c -> {
+        switch (call.variant()) {
+            case CREATE_QP -> {
                 if (d.kind == IdDriver.Kind.DATAGRAM) {
                     DatagramPath p = port.createUdQp(d.nativeId, d.endpoint.options);
                     p.bind(d.endpoint);
@@ -248,16 +248,23 @@ public final class Datagrams implements IdRole, DatagramEndpointImpl.Control {
                 // SIDR ids have no QP of their own: the reply names the endpoint's QP.
                 return true;
             }
-            case Action.Accept a when d.kind == IdDriver.Kind.SIDR_ANSWER -> {
+            case ACCEPT -> {
+                if (d.kind != IdDriver.Kind.SIDR_ANSWER) {
+                    return false;
+                }
                 DatagramPath p = d.endpoint.path;
                 if (p == null) {
                     throw new PortCallException("rdma_accept", 11, "the endpoint has no QP (yet or any more)", null);
                 }
-                port.acceptSidr(d.nativeId, a.privateData(), p.qpNumber());
+                port.acceptSidr(d.nativeId, ((Action.Accept) call).privateData(), p.qpNumber());
                 return true;
             }
-            case Action.JoinMulticast j when d.kind == IdDriver.Kind.DATAGRAM -> {
-                port.joinMulticast(d.nativeId, j.group(), Memberships.joinOptions(d, j.group()).sendOnly());
+            case JOIN_MULTICAST -> {
+                if (d.kind != IdDriver.Kind.DATAGRAM) {
+                    return false;
+                }
+                String group = ((Action.JoinMulticast) call).group();
+                port.joinMulticast(d.nativeId, group, Memberships.joinOptions(d, group).sendOnly());
                 return true;
             }
             default -> {
@@ -337,21 +344,23 @@ public final class Datagrams implements IdRole, DatagramEndpointImpl.Control {
             LOG.log(Level.DEBUG, () -> d.name() + ": " + n);
             return;
         }
-        switch (n) {
-            case Notice.MulticastRejoined m -> {
+        switch (n.variant()) {
+            case MULTICAST_REJOINED -> {
+                Notice.MulticastRejoined m = (Notice.MulticastRejoined) n;
                 MembershipImpl mem = d.memberships.get(m.group());
                 if (mem != null) {
                     mem.rejoinAttempts = 0;
                     callbacks.call(ep, h -> h.onMembershipRejoined(ep, mem));
                 }
             }
-            case Notice.MulticastLost m -> memberships.lost(ep, d, m);
-            case Notice.AddressChanged x -> callbacks.call(ep, h -> h.onAddressChanged(ep));
-            case Notice.Error e -> {
+            case MULTICAST_LOST -> memberships.lost(ep, d, (Notice.MulticastLost) n);
+            case ADDRESS_CHANGED -> callbacks.call(ep, h -> h.onAddressChanged(ep));
+            case ERROR -> {
+                Notice.Error e = (Notice.Error) n;
                 var ex = Failures.forHandler(e.failure(), d.name(), d.historySnapshot());
                 callbacks.call(ep, h -> h.onError(ep, ex));
             }
-            case Notice.DeviceRemoved x -> {
+            case DEVICE_REMOVED -> {
                 var ex = new DeviceRemovedException(d.name() + ": the RDMA device was removed", d.historySnapshot());
                 callbacks.call(ep, h -> h.onError(ep, ex));
             }

@@ -27,6 +27,9 @@ import org.rdmacm4j.cm.statemachine.Transition;
  *
  * <p>Dispatcher thread only, except {@link #command}, {@link #closeCommand} and the counters, which
  * only queue work or read.
+ *
+ * <p>Longer than 400 lines because its action switch names every {@link Action.Variant}, with a cast
+ * per arm (an enum switch, not a pattern switch: see {@link Action#variant()}).
  */
 public final class IdEngine {
     private static final System.Logger LOG = System.getLogger("org.rdmacm4j.cm.core");
@@ -263,24 +266,24 @@ public final class IdEngine {
     }
 
     private void runAction(IdDriver d, Action a) {
-        switch (a) {
+        switch (a.variant()) {
             // Bookkeeping only: verbs acked each event when it copied it (CmEventChannel, DeviceContext).
-            case Action.AckCmEvent x -> { }
-            case Action.AckAsyncEvent x -> { }
-            case Action.Reject r -> {
+            case ACK_CM_EVENT, ACK_ASYNC_EVENT -> { }
+            case REJECT -> {
+                Action.Reject r = (Action.Reject) a;
                 port.reject(d.nativeId, r.privateData());
                 stats.rejects.increment();
             }
-            case Action.Notify n -> port.notifyEstablished(d.nativeId);
-            case Action.Disconnect x -> port.disconnect(d.nativeId);
-            case Action.DrainQp x -> port.drainQp(d.nativeId,
+            case NOTIFY -> port.notifyEstablished(d.nativeId);
+            case DISCONNECT -> port.disconnect(d.nativeId);
+            case DRAIN_QP -> port.drainQp(d.nativeId,
                     () -> loop.answer(() -> feed(d, new Input.Quiesced(Input.Resource.QP))));
-            case Action.QuiesceCq x -> port.quiesceCq(d.nativeId,
+            case QUIESCE_CQ -> port.quiesceCq(d.nativeId,
                     () -> loop.answer(() -> feed(d, new Input.Quiesced(Input.Resource.CQ))));
-            case Action.DestroyQp x -> port.destroyQp(d.nativeId);
-            case Action.DestroyCq x -> port.destroyCq(d.nativeId);
-            case Action.DestroyCompChannel x -> port.destroyCompChannel(d.nativeId);
-            case Action.DestroyId x -> {
+            case DESTROY_QP -> port.destroyQp(d.nativeId);
+            case DESTROY_CQ -> port.destroyCq(d.nativeId);
+            case DESTROY_COMP_CHANNEL -> port.destroyCompChannel(d.nativeId);
+            case DESTROY_ID -> {
                 if (d.idDestroyed) {
                     LOG.log(Level.WARNING, d.name() + ": a second DestroyId ignored");
                 } else {
@@ -288,25 +291,42 @@ public final class IdEngine {
                     d.idDestroyed = true;
                 }
             }
-            case Action.LeakId x -> {
+            case LEAK_ID -> {
+                Action.LeakId x = (Action.LeakId) a;
                 port.leak(d.nativeId, x.why());
                 d.leaked = true;
                 d.idDestroyed = true;
                 LOG.log(Level.WARNING, d.name() + ": native objects given up (" + x.why() + ")\n"
                         + d.historySnapshot());
             }
-            case Action.LeaveMulticast x -> role(d).leaveMulticast(d, x.group());
-            case Action.OfferRequest o -> role(d).offer(d, o.request());
-            case Action.RefuseRequest r -> refuse(r.request(), r.rejectData());
-            case Action.SettleRequest s -> settle(d);
-            case Action.ArmTimer t -> timers.arm(d, t.kind(), t.generation(), loop.freshNanos() + t.delayNanos());
-            case Action.CancelTimer t -> timers.cancel(d, t.kind());
-            case Action.CompleteFuture c -> completions.complete(d, role(d), c.request(), c.outcome());
-            case Action.FailFuture f -> completions.fail(d, f.request(), f.failure());
-            case Action.CallHandler h -> role(d).notice(d, h.notice());
-            case Action.LogUnexpected u -> LOG.log(Level.DEBUG, () -> d.name() + ": unexpected " + u.input()
-                    + " in " + u.phase() + ": " + u.why());
-            case Action.NativeCall n -> throw new AssertionError("native calls run in runNative: " + n);
+            case LEAVE_MULTICAST -> role(d).leaveMulticast(d, ((Action.LeaveMulticast) a).group());
+            case OFFER_REQUEST -> role(d).offer(d, ((Action.OfferRequest) a).request());
+            case REFUSE_REQUEST -> {
+                Action.RefuseRequest r = (Action.RefuseRequest) a;
+                refuse(r.request(), r.rejectData());
+            }
+            case SETTLE_REQUEST -> settle(d);
+            case ARM_TIMER -> {
+                Action.ArmTimer t = (Action.ArmTimer) a;
+                timers.arm(d, t.kind(), t.generation(), loop.freshNanos() + t.delayNanos());
+            }
+            case CANCEL_TIMER -> timers.cancel(d, ((Action.CancelTimer) a).kind());
+            case COMPLETE_FUTURE -> {
+                Action.CompleteFuture c = (Action.CompleteFuture) a;
+                completions.complete(d, role(d), c.request(), c.outcome());
+            }
+            case FAIL_FUTURE -> {
+                Action.FailFuture f = (Action.FailFuture) a;
+                completions.fail(d, f.request(), f.failure());
+            }
+            case CALL_HANDLER -> role(d).notice(d, ((Action.CallHandler) a).notice());
+            case LOG_UNEXPECTED -> {
+                Action.LogUnexpected u = (Action.LogUnexpected) a;
+                LOG.log(Level.DEBUG, () -> d.name() + ": unexpected " + u.input()
+                        + " in " + u.phase() + ": " + u.why());
+            }
+            case CREATE_ID, RESOLVE_ADDR, RESOLVE_ROUTE, CREATE_QP, CONNECT, ACCEPT, JOIN_MULTICAST, RELISTEN ->
+                    throw new AssertionError("native calls run in NativeCalls: " + a);
         }
     }
 

@@ -20,38 +20,46 @@ final class NativeCalls {
 
     /** Runs one native call of {@code d}'s actions; throws PortCallException if it failed. */
     void run(IdDriver d, Action.NativeCall call, IdRole role) {
-        switch (call) {
-            case Action.CreateId c -> {
+        switch (call.variant()) {
+            case CREATE_ID -> {
                 NativeId nid = d.kind.ud() ? port.createUdId() : port.createId();
                 nid.attach(d);
                 d.nativeId = nid;
                 d.idDestroyed = false;
             }
-            case Action.ResolveAddr r -> port.resolveAddr(d.nativeId, d.source, d.destination, r.timeoutMs());
+            case RESOLVE_ADDR -> port.resolveAddr(d.nativeId, d.source, d.destination, ((Action.ResolveAddr) call).timeoutMs());
             // The id options go in with the call whose step reads them (the path record, the RTS
             // transition); a failure of either is the step's failure. Each new id of a retry gets them again.
-            case Action.ResolveRoute r -> {
+            case RESOLVE_ROUTE -> {
+                Action.ResolveRoute r = (Action.ResolveRoute) call;
                 d.typeOfService.ifPresent(tos -> port.setTypeOfService(d.nativeId, tos));
                 port.resolveRoute(d.nativeId, r.timeoutMs());
             }
-            case Action.Connect c -> {
+            case CONNECT -> {
+                Action.Connect c = (Action.Connect) call;
                 d.ackTimeout.ifPresent(t -> port.setAckTimeout(d.nativeId, t));
                 port.connect(d.nativeId, c.privateData(), clamp(c.tuning(), port.deviceLimits(d.nativeId)));
             }
-            case Action.Accept a -> {
+            case ACCEPT -> {
+                Action.Accept a = (Action.Accept) call;
                 if (!role.runNative(d, a)) {
                     d.ackTimeout.ifPresent(t -> port.setAckTimeout(d.nativeId, t));
                     port.accept(d.nativeId, a.privateData(), clamp(a.tuning(), port.deviceLimits(d.nativeId)));
                 }
             }
-            case Action.CreateQp c -> role.runNative(d, c);
-            case Action.JoinMulticast j -> {
+            case CREATE_QP -> role.runNative(d, (Action.CreateQp) call);
+            case JOIN_MULTICAST -> {
+                Action.JoinMulticast j = (Action.JoinMulticast) call;
                 if (!role.runNative(d, j)) {
                     throw new PortCallException("rdma_join_multicast_ex", 95, "multicast needs a UD id; this one is RC",
                             null);
                 }
             }
-            case Action.Relisten r -> role.runNative(d, r);
+            case RELISTEN -> role.runNative(d, (Action.Relisten) call);
+            case ACK_CM_EVENT, ACK_ASYNC_EVENT, REJECT, NOTIFY, DISCONNECT, DRAIN_QP, DESTROY_QP, QUIESCE_CQ, DESTROY_CQ,
+                 DESTROY_COMP_CHANNEL, DESTROY_ID, LEAK_ID, LEAVE_MULTICAST, OFFER_REQUEST, REFUSE_REQUEST,
+                 SETTLE_REQUEST, ARM_TIMER, CANCEL_TIMER, COMPLETE_FUTURE, FAIL_FUTURE, CALL_HANDLER, LOG_UNEXPECTED ->
+                    throw new AssertionError("not a native call: " + call);
         }
     }
 

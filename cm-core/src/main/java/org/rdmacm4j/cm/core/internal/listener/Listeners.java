@@ -213,17 +213,17 @@ public final class Listeners implements IdRole, ListenerImpl.Control, RequestImp
     @Override
     public void notice(IdDriver id, Notice n) {
         ListenerImpl l = ((ListenerDriver) id).listener;
-        switch (n) {
-            case Notice.AddressChanged x -> listenerNotice(l, "ADDR_CHANGE", h -> h.onAddressChanged(l));
-            case Notice.DeviceRemoved x -> listenerNotice(l, "DEVICE_REMOVAL", h -> h.onDeviceRemoved(l));
-            case Notice.MulticastRejoined m -> LOG.log(Level.DEBUG, id.name() + ": rejoined " + m.group());
-            case Notice.MulticastLost m -> LOG.log(Level.WARNING, id.name() + ": lost multicast group " + m.group());
+        switch (n.variant()) {
+            case ADDRESS_CHANGED -> listenerNotice(l, "ADDR_CHANGE", h -> h.onAddressChanged(l));
+            case DEVICE_REMOVED -> listenerNotice(l, "DEVICE_REMOVAL", h -> h.onDeviceRemoved(l));
+            case MULTICAST_REJOINED -> LOG.log(Level.DEBUG, id.name() + ": rejoined " + ((Notice.MulticastRejoined) n).group());
+            case MULTICAST_LOST -> LOG.log(Level.WARNING, id.name() + ": lost multicast group " + ((Notice.MulticastLost) n).group());
             // A listener has no connection: what a connection's handler would hear has nobody to hear it.
-            case Notice.Established x -> { }
-            case Notice.Disconnected x -> { }
-            case Notice.Error x -> { }
-            case Notice.Async x -> { }
-            case Notice.RequestExpired x -> { }
+            case ESTABLISHED -> { }
+            case DISCONNECTED -> { }
+            case ERROR -> { }
+            case ASYNC -> { }
+            case REQUEST_EXPIRED -> { }
         }
     }
 
