@@ -357,7 +357,7 @@ public final class CmId implements AutoCloseable {
             Ownership[] parents = Arrays.copyOf(deps, deps.length + 2);
             parents[deps.length] = ibv.ownership(pd);
             parents[deps.length + 1] = ownership;
-            return ibv.adoptQp(qp, attrs, () -> CmLib.destroyQp(id), parents);
+            return ibv.adoptQp(qp, attrs, new DestroyQp(id), parents);
         }
     }
 
@@ -379,10 +379,7 @@ public final class CmId implements AutoCloseable {
         if (context != null) {
             context.close();   // throws while PDs made from it are open
         }
-        ownership.close(() -> {
-            CmLib.destroyId(id);
-            channel.ids.remove(id.address());
-        });
+        ownership.close(new DestroyId(id, channel));
     }
 
     @Override
@@ -435,6 +432,26 @@ public final class CmId implements AutoCloseable {
         @Override
         public String get() {
             return "CmId(" + portSpace + ", 0x" + Long.toHexString(address) + ")";
+        }
+    }
+
+    // The destroy steps are records for the same reason: a lambda here would link a call site at the
+    // process's first connection (rdma_create_qp) and first close (rdma_destroy_id).
+
+    /** rdma_destroy_qp of the id's QP. */
+    private record DestroyQp(MemorySegment id) implements Runnable {
+        @Override
+        public void run() {
+            CmLib.destroyQp(id);
+        }
+    }
+
+    /** rdma_destroy_id, then the channel forgets the id. */
+    private record DestroyId(MemorySegment id, CmEventChannel channel) implements Runnable {
+        @Override
+        public void run() {
+            CmLib.destroyId(id);
+            channel.ids.remove(id.address());
         }
     }
 }

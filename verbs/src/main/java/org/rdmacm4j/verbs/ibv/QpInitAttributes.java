@@ -85,6 +85,6 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
         if (srq != null) {
             deps.add(srq.ownership());
         }
-        return deps.toArray(Ownership[]::new);
+        return deps.toArray(new Ownership[0]);   // not Ownership[]::new: no call site to link at the first connection
     }
 }

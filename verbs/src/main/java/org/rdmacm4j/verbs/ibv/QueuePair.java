@@ -144,14 +144,7 @@ public final class QueuePair implements AutoCloseable {
     /** ibv_destroy_qp, or rdma_destroy_qp for a QP made on a CmId. Idempotent. */
     @Override
     public void close() {
-        ownership.close(() -> {
-            if (destroy == null) {
-                IbvLib.destroyQp(qp);
-            } else {
-                destroy.run();
-            }
-            Registry.remove(qp.address());
-        });
+        ownership.close(new Destroy(qp, destroy));
     }
 
     @Override
@@ -168,6 +161,22 @@ public final class QueuePair implements AutoCloseable {
         @Override
         public String get() {
             return "QueuePair(" + type + ", qp_num " + qpNum + ")";
+        }
+    }
+
+    /**
+     * ibv_destroy_qp, or the CmId's rdma_destroy_qp ({@code cmDestroy}), then the registry forgets the
+     * QP. A record for the reason {@link What} is one: a lambda would link a call site at the first close.
+     */
+    private record Destroy(MemorySegment qp, Runnable cmDestroy) implements Runnable {
+        @Override
+        public void run() {
+            if (cmDestroy == null) {
+                IbvLib.destroyQp(qp);
+            } else {
+                cmDestroy.run();
+            }
+            Registry.remove(qp.address());
         }
     }
 }

@@ -9,6 +9,7 @@ import org.rdmacm4j.cm.core.internal.poll.CompletionSink;
 import org.rdmacm4j.cm.core.internal.poll.CqRegistration;
 import org.rdmacm4j.cm.core.internal.poll.Keepalive;
 import org.rdmacm4j.cm.core.internal.port.NativeId;
+import org.rdmacm4j.verbs.ibv.WorkCompletions;
 
 /**
  * The completion pollers of the port: assigns each id's CQ to one of them in turn, with the sink its
@@ -43,8 +44,16 @@ final class CompletionPollers {
      * connections) the application's own work to its handler.
      */
     static CompletionSink router(VerbsId id) {
-        DataPath channel = id.dataPath;
-        return (wc, i) -> {
+        return new Router(id, id.dataPath);
+    }
+
+    /**
+     * {@link #router}'s sink. A record, not a lambda: a lambda's call site would be linked at the
+     * process's first connection, which the build's AOT training (no device) never reaches.
+     */
+    private record Router(VerbsId id, DataPath channel) implements CompletionSink {
+        @Override
+        public void onCompletion(WorkCompletions wc, int i) {
             long kind = wc.wrId(i) & OneSided.KIND_MASK;
             if (kind == OneSided.KIND) {
                 // Read here, not captured: the router is made before the OneSided it routes to. Set
@@ -63,7 +72,7 @@ final class CompletionPollers {
             } else if (id.rawSink != null) {
                 id.rawSink.onCompletion(wc, i);
             }
-        };
+        }
     }
 
     /** Starts the keepalive on the id's poller, registering the CQ first if nothing had (its probes are work). */
