@@ -40,12 +40,18 @@ if [[ ${PRIME:-1} == 1 ]]; then
   first=${JARS%% *}
   run_cc "prime" "${first#*=}" 100 100
 fi
-for rep in $(seq 1 "${reps}"); do
+# order_variants REP: sets variants to $JARS in the order of repetition REP (reversed on every
+# other one unless ORDER=fixed), for the warm and the cold samples alike.
+order_variants() {
   variants=(${JARS})
-  if [[ ${ORDER:-alternate} == alternate ]] && (( rep % 2 == 0 )); then
-    reversed=(); for ((i = ${#variants[@]} - 1; i >= 0; i--)); do reversed+=("${variants[i]}"); done
+  if [[ ${ORDER:-alternate} == alternate ]] && (( $1 % 2 == 0 )); then
+    local reversed=() i
+    for ((i = ${#variants[@]} - 1; i >= 0; i--)); do reversed+=("${variants[i]}"); done
     variants=("${reversed[@]}")
   fi
+}
+for rep in $(seq 1 "${reps}"); do
+  order_variants "${rep}"
   for v in "${variants[@]}"; do
     run_cc "${v%%=*}-r${rep}" "${v#*=}" "${warmup}" "${k}"
   done
@@ -54,11 +60,7 @@ done
 COLD_REPS=${COLD_REPS:-0}
 [[ -f ${OUT}/cold-reps ]] && COLD_REPS=$(cat "${OUT}/cold-reps")
 for rep in $(seq 1 "${COLD_REPS}"); do
-  variants=(${JARS})
-  if [[ ${ORDER:-alternate} == alternate ]] && (( rep % 2 == 0 )); then   # as the warm repetitions
-    reversed=(); for ((i = ${#variants[@]} - 1; i >= 0; i--)); do reversed+=("${variants[i]}"); done
-    variants=("${reversed[@]}")
-  fi
+  order_variants "${rep}"
   for v in "${variants[@]}"; do
     run_cc "cold-${v%%=*}-c${rep}" "${v#*=}" 0 1
   done
