@@ -22,14 +22,7 @@ import java.util.Objects;
  */
 public sealed interface Action {
 
-    /**
-     * Which record this is. The switches that run on every connection (the RC machines, the core's
-     * action and notice dispatch) switch over this enum, not over the sealed type: JDK 25 links each
-     * pattern {@code switch} call site on its first run by generating and loading a class
-     * ({@code SwitchBootstraps.typeSwitch}), 30-50 ms each in the soft-RoCE guest, which the AOT cache
-     * does not keep, while an enum switch is plain bytecode. The compiler still proves such a switch
-     * exhaustive, over the constants; {@code VariantsTest} checks that each record answers its own.
-     */
+    /** Which record this is, for the switches on a connection's path (why: {@link Input#variant()}). */
     Variant variant();
 
     /** One constant per record, named after it. */
