@@ -156,6 +156,20 @@ public final class CmBench {
         };
     }
 
+    /**
+     * An RdmaCm as the benchmarks open it: with the library's background linker
+     * ({@link RdmaCm.Builder#prelink}) unless {@code -Drdmacm4j.bench.prelink=off} (for an A/B).
+     */
+    static RdmaCm openRdmaCm() {
+        String p = System.getProperty("rdmacm4j.bench.prelink", "on");
+        boolean prelink = switch (p) {
+            case "on" -> true;
+            case "off" -> false;
+            default -> throw new IllegalArgumentException("rdmacm4j.bench.prelink must be on or off, not " + p);
+        };
+        return RdmaCm.builder().prelink(prelink).build();
+    }
+
     /** A listener that accepts every request raw with cmtime's QP and collects the accepted ends. */
     private static RdmaListener acceptAll(RdmaCm cm, InetSocketAddress at, int pending,
                                           java.util.Queue<RdmaConnection> accepted) {
@@ -171,7 +185,7 @@ public final class CmBench {
 
     private static void storm(InetSocketAddress at, InetSocketAddress from, int n) throws Exception {
         var accepted = new LinkedBlockingQueue<RdmaConnection>();
-        try (RdmaCm cm = RdmaCm.open()) {
+        try (RdmaCm cm = openRdmaCm()) {
             RdmaListener l = acceptAll(cm, at, n, accepted);
             long events0 = cm.statistics().cmEvents();
             long[] t = stormOnce(cm, at, raw(from), n, accepted);
@@ -246,7 +260,7 @@ public final class CmBench {
         boolean windowOnStorm = "1".equals(System.getenv("BENCH_WINDOW_STORM"));
         boolean marks = !windowOnStorm && k - windowFrom + 1 <= 5;
         var accepted = new LinkedBlockingQueue<RdmaConnection>();
-        try (RdmaCm cm = RdmaCm.open()) {
+        try (RdmaCm cm = openRdmaCm()) {
             RdmaListener l = acceptAll(cm, at, n, accepted);
             ConnectOptions options = raw(from);
             Window w = null;
@@ -276,7 +290,7 @@ public final class CmBench {
 
     private static void latency(InetSocketAddress at, InetSocketAddress from, int k) throws Exception {
         var accepted = new ConcurrentLinkedQueue<RdmaConnection>();
-        try (RdmaCm cm = RdmaCm.open()) {
+        try (RdmaCm cm = openRdmaCm()) {
             phase("opened");
             RdmaListener l = acceptAll(cm, at, 1, accepted);
             phase("listening");
@@ -305,7 +319,7 @@ public final class CmBench {
 
     private static void writeBandwidth(InetSocketAddress at, InetSocketAddress from, int size, int count, int window)
             throws Exception {
-        try (RdmaCm cm = RdmaCm.open(); Arena arena = Arena.ofShared()) {
+        try (RdmaCm cm = openRdmaCm(); Arena arena = Arena.ofShared()) {
             MemorySegment target = arena.allocate(size, 4096);
             var advertised = new CompletableFuture<RemoteRegion>();
             RdmaListener l = cm.listen(at, ListenOptions.defaults(), r -> r.accept(ConnectionHandler.none())
@@ -339,7 +353,7 @@ public final class CmBench {
             throws Exception {
         var accepted = new ConcurrentLinkedQueue<RdmaConnection>();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        try (RdmaCm cm = RdmaCm.open()) {
+        try (RdmaCm cm = openRdmaCm()) {
             RdmaListener l = acceptAll(cm, at, 250, accepted);
             ConnectOptions options = raw(from);
             // Warm the path once so the baseline holds the classes and code every connection uses.

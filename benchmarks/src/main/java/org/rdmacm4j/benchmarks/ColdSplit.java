@@ -52,7 +52,8 @@ import org.rdmacm4j.verbs.Rdma;
  * threads' share of it, and the JVM's own counters read from its hsperfdata file (classes loaded,
  * of which from the CDS archive or AOT cache, classes initialised and their static initialisers'
  * time, class load/link/verify time, JIT compile time and count), plus the downcall functions linked
- * so far (verbs' own register of linked functions). Also {@code jvm_start_epoch_us} (the JVM's
+ * so far (verbs' own register of linked functions), and {@code linked_names NAME f1,f2,...} for the
+ * functions linked inside the window. Also {@code jvm_start_epoch_us} (the JVM's
  * creation, from its counters). Both the counters' file and /proc are read once before anything is
  * timed, so their own class loading is not in any window. Every wait has a deadline.
  */
@@ -116,7 +117,7 @@ public final class ColdSplit {
 
     private static void run(InetSocketAddress at, InetSocketAddress from, int k, Snapshot s) throws Exception {
         var accepted = new ConcurrentLinkedQueue<RdmaConnection>();
-        try (RdmaCm cm = RdmaCm.open()) {
+        try (RdmaCm cm = CmBench.openRdmaCm()) {
             Snapshot.phase("opened");
             s = s.window("open");
             RdmaListener l = cm.listen(at, ListenOptions.defaults().withBacklog(128).withMaxPendingRequests(128)
@@ -146,7 +147,7 @@ public final class ColdSplit {
     }
 
     /** The process's state at one moment: time, CPU, the compiler threads' CPU, the JVM counters, links. */
-    private record Snapshot(long nanos, long[] cpu, long compilerTicks, long[] counters, int linked) {
+    private record Snapshot(long nanos, long[] cpu, long compilerTicks, long[] counters, java.util.Set<String> linked) {
         private static final String[] COUNTERS = {
             "java.cls.loadedClasses", "java.cls.sharedLoadedClasses", "sun.cls.initializedClasses",
             "sun.cls.classInitTime", "sun.cls.classInitTime.self", "sun.cls.time", "sun.cls.classLinkedTime.self",
@@ -191,17 +192,21 @@ public final class ColdSplit {
         private static Method linkedMethod;
 
         /**
-         * How many functions verbs has linked so far ({@code verbs.internal.Native.linkedFunctions()},
-         * by reflection: verbs does not export the package; the jar runs on the class path), or -1.
+         * The functions verbs has linked so far ({@code verbs.internal.Native.linkedFunctions()}, by
+         * reflection: verbs does not export the package; the jar runs on the class path), or an empty set.
          */
-        private static int linkedFunctions() {
+        private static java.util.Set<String> linkedFunctions() {
             try {
                 if (linkedMethod == null) {
                     linkedMethod = Class.forName("org.rdmacm4j.verbs.internal.Native").getMethod("linkedFunctions");
                 }
-                return ((java.util.Set<?>) linkedMethod.invoke(null)).size();
+                java.util.Set<String> names = new java.util.TreeSet<>();
+                for (Object o : (java.util.Set<?>) linkedMethod.invoke(null)) {
+                    names.add(o.toString());
+                }
+                return names;
             } catch (ReflectiveOperationException | RuntimeException e) {
-                return -1;
+                return java.util.Set.of();
             }
         }
 
@@ -221,8 +226,11 @@ public final class ColdSplit {
                     sb.append(' ').append(NAMES[i]).append(' ').append(d);
                 }
             }
-            sb.append(" linked_functions ").append(b.linked).append(" linked_in_window ").append(b.linked - linked);
+            java.util.Set<String> added = new java.util.TreeSet<>(b.linked);
+            added.removeAll(linked);
+            sb.append(" linked_functions ").append(b.linked.size()).append(" linked_in_window ").append(added.size());
             System.out.println(sb);
+            System.out.println("linked_names " + name + " " + (added.isEmpty() ? "-" : String.join(",", added)));
             return b;
         }
 

@@ -60,7 +60,7 @@ public final class ConnectCost {
     private static void run(InetSocketAddress at, InetSocketAddress from, int warmup, int k) throws Exception {
         var accepted = new ConcurrentLinkedQueue<RdmaConnection>();
         long t0 = System.nanoTime();
-        try (RdmaCm cm = RdmaCm.open()) {
+        try (RdmaCm cm = CmBench.openRdmaCm()) {
             var acceptFailures = new java.util.concurrent.atomic.AtomicInteger();
             RdmaListener l = cm.listen(at, ListenOptions.defaults().withDecisionOnDispatcher(CmBench.DECIDE_ON_DISPATCHER),
                     r -> r.accept(ConnectionHandler.none(),

@@ -95,7 +95,7 @@ final class PingPong {
     }
 
     private static void server(InetSocketAddress bind, int size) throws Exception {
-        try (RdmaCm cm = RdmaCm.open(); Arena arena = Arena.ofShared()) {
+        try (RdmaCm cm = CmBench.openRdmaCm(); Arena arena = Arena.ofShared()) {
             var echo = new Echo(arena.allocate((long) SERVER_BUFFERS * slot(size), 64), size);
             var accepted = new CompletableFuture<RdmaConnection>();
             RdmaListener l = cm.listen(bind, ListenOptions.defaults(), r -> {
@@ -140,7 +140,7 @@ final class PingPong {
 
     private static void client(InetSocketAddress at, InetSocketAddress from, int size, int warmup, int count)
             throws Exception {
-        try (RdmaCm cm = RdmaCm.open(); Arena arena = Arena.ofShared()) {
+        try (RdmaCm cm = CmBench.openRdmaCm(); Arena arena = Arena.ofShared()) {
             var exchange = new Exchange(arena.allocate(2L * slot(size), 64), size, warmup, count);
             RdmaConnection c = await(cm.connect(at, ConnectOptions.builder().raw().qp(capabilities(2)).source(from)
                     .build(), exchange), TimeUnit.SECONDS.toNanos(STALL_S), "the connection");

@@ -89,7 +89,7 @@ public final class Rdma {
 
     /**
      * Links every librdmacm, libibverbs and libc downcall handle of the bindings now, without calling
-     * any, and returns how many exported functions are linked. Needs native access and the two
+     * any, and returns how many functions are linked. Needs native access and the two
      * libraries, not an RDMA device: it is what an AOT-cache training run on a build machine uses to
      * do the linking that a fresh JVM's first connection would otherwise pay for
      * ({@code org.rdmacm4j.cm.core.ColdStart}). Idempotent, any thread.
@@ -98,12 +98,31 @@ public final class Rdma {
      *     function the bindings use is not in the installed library (naming each)
      */
     public static int linkAll() {
+        return link(true);
+    }
+
+    /**
+     * Links, without calling any, the librdmacm and libibverbs functions an RC connection's life
+     * calls (id, listener, resolution, CM events, PD, completion channel, CQ, the provider's ops,
+     * QP, connect, accept, disconnect, destroy), in the order a first connection reaches them, and
+     * returns how many functions are linked. {@code org.rdmacm4j.cm.core}
+     * runs it on a background thread when an {@code RdmaCm} opens, so that a process's first
+     * connection does not link them on the dispatcher. Idempotent, any thread.
+     *
+     * @throws IllegalStateException as {@link #linkAll()}
+     */
+    public static int linkConnectionPath() {
+        return link(false);
+    }
+
+    private static int link(boolean all) {
         if (!Libraries.nativeAccessEnabled()) {
             throw new IllegalStateException("native access is not enabled for " + describeModule()
                     + ": start the JVM with " + Libraries.nativeAccessFlag());
         }
         requireLibraries();
-        org.rdmacm4j.verbs.internal.Linking.Result r = org.rdmacm4j.verbs.internal.Linking.linkAll();
+        org.rdmacm4j.verbs.internal.Linking.Result r = all ? org.rdmacm4j.verbs.internal.Linking.linkAll()
+                : org.rdmacm4j.verbs.internal.Linking.linkConnectionPath();
         if (!r.failures().isEmpty()) {
             throw new IllegalStateException("could not link: " + String.join("; ", r.failures()));
         }

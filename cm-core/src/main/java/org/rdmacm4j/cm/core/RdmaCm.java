@@ -222,6 +222,7 @@ public final class RdmaCm implements AutoCloseable {
         private boolean gracefulClose = true;
         private int historySize = 32;
         private Transport transport;   // null: ask the devices (iWARP only if every device is iWARP)
+        private boolean prelink = true;
         private NativePort port;
 
         private Builder() { }
@@ -273,6 +274,19 @@ public final class RdmaCm implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Whether opening links, on a background daemon thread, the native functions of a connection's
+         * life, setup and teardown (default true). A process links each function once, on its first call; under
+         * JDK 25 that is 5-15 ms per function signature on a server core, and a first connection
+         * reaches about ten signatures on the dispatcher. Linked ahead, where a core is free, the
+         * first connection skips that work. Once per process: later instances find them linked.
+         * Turn it off where start-up CPU matters more than the first connection's latency.
+         */
+        public Builder prelink(boolean prelink) {
+            this.prelink = prelink;
+            return this;
+        }
+
         /** Test seam: drive the dispatcher against another native port. Not for applications. */
         Builder port(NativePort p) {
             this.port = p;
@@ -293,7 +307,7 @@ public final class RdmaCm implements AutoCloseable {
 
         private NativePort openVerbsPort(String name) {
             try {
-                return VerbsCmPort.open(pollerThreads, name);
+                return VerbsCmPort.open(pollerThreads, name, prelink);
             } catch (RdmaException | IllegalStateException | IllegalCallerException e) {
                 RdmaUnavailableException unavailable = unavailable(e);
                 if (unavailable == null) {

@@ -41,144 +41,145 @@ public final class CmLib {
      * a class when it is first touched): a process links only the functions it calls, and the
      * first connection does not pay for the ones it never calls (issue 21 item 3: linking all of
      * them at class initialisation cost 0.5-0.7 s per binding class in the guest). The handle stays
-     * a static final, a constant for the JIT, as before.
+     * a static final, a constant for the JIT, as before. The holders are package-private so that
+     * {@code Linking} can name those of a connection's path and link them ahead of the first one.
      */
-    private static final class CreateEventChannel {
+    static final class CreateEventChannel {
         static final MethodHandle H = Native.errno(L, "rdma_create_event_channel",
                 FunctionDescriptor.of(ADDRESS));
     }
 
-    private static final class DestroyEventChannel {
+    static final class DestroyEventChannel {
         static final MethodHandle H = Native.plain(L, "rdma_destroy_event_channel",
                 FunctionDescriptor.ofVoid(ADDRESS));
     }
 
-    private static final class CreateId {
+    static final class CreateId {
         static final MethodHandle H = Native.errno(L, "rdma_create_id",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
     }
 
-    private static final class DestroyId {
+    static final class DestroyId {
         static final MethodHandle H = Native.errno(L, "rdma_destroy_id",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS));
     }
 
-    private static final class BindAddr {
+    static final class BindAddr {
         static final MethodHandle H = Native.errno(L, "rdma_bind_addr",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     }
 
-    private static final class ResolveAddr {
+    static final class ResolveAddr {
         static final MethodHandle H = Native.errno(L, "rdma_resolve_addr",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
     }
 
-    private static final class ResolveRoute {
+    static final class ResolveRoute {
         static final MethodHandle H = Native.errno(L, "rdma_resolve_route",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     }
 
-    private static final class CreateQp {
+    static final class CreateQp {
         static final MethodHandle H = Native.errno(L, "rdma_create_qp",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     }
 
-    private static final class DestroyQp {
+    static final class DestroyQp {
         static final MethodHandle H = Native.plain(L, "rdma_destroy_qp",
                 FunctionDescriptor.ofVoid(ADDRESS));
     }
 
-    private static final class Connect {
+    static final class Connect {
         static final MethodHandle H = Native.errno(L, "rdma_connect",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     }
 
-    private static final class Listen {
+    static final class Listen {
         static final MethodHandle H = Native.errno(L, "rdma_listen",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     }
 
-    private static final class Accept {
+    static final class Accept {
         static final MethodHandle H = Native.errno(L, "rdma_accept",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     }
 
-    private static final class Reject {
+    static final class Reject {
         static final MethodHandle H = Native.errno(L, "rdma_reject",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_BYTE));
     }
 
-    private static final class Notify {
+    static final class Notify {
         static final MethodHandle H = Native.errno(L, "rdma_notify",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     }
 
-    private static final class Disconnect {
+    static final class Disconnect {
         static final MethodHandle H = Native.errno(L, "rdma_disconnect",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS));
     }
 
-    private static final class JoinMulticast {
+    static final class JoinMulticast {
         static final MethodHandle H = Native.errno(L, "rdma_join_multicast",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     }
 
-    private static final class JoinMulticastEx {
+    static final class JoinMulticastEx {
         static final MethodHandle H = Native.errno(L, "rdma_join_multicast_ex",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     }
 
-    private static final class LeaveMulticast {
+    static final class LeaveMulticast {
         static final MethodHandle H = Native.errno(L, "rdma_leave_multicast",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     }
 
-    private static final class GetCmEvent {
+    static final class GetCmEvent {
         static final MethodHandle H = Native.errno(L, "rdma_get_cm_event",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     }
 
-    private static final class AckCmEvent {
+    static final class AckCmEvent {
         static final MethodHandle H = Native.errno(L, "rdma_ack_cm_event",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS));
     }
 
-    private static final class GetSrcPort {
+    static final class GetSrcPort {
         static final MethodHandle H = Native.critical(L, "rdma_get_src_port",
                 FunctionDescriptor.of(JAVA_SHORT, ADDRESS));
     }
 
-    private static final class GetDstPort {
+    static final class GetDstPort {
         static final MethodHandle H = Native.critical(L, "rdma_get_dst_port",
                 FunctionDescriptor.of(JAVA_SHORT, ADDRESS));
     }
 
-    private static final class GetDevices {
+    static final class GetDevices {
         static final MethodHandle H = Native.errno(L, "rdma_get_devices",
                 FunctionDescriptor.of(ADDRESS, ADDRESS));
     }
 
-    private static final class FreeDevices {
+    static final class FreeDevices {
         static final MethodHandle H = Native.plain(L, "rdma_free_devices",
                 FunctionDescriptor.ofVoid(ADDRESS));
     }
 
-    private static final class EventStr {
+    static final class EventStr {
         static final MethodHandle H = Native.critical(L, "rdma_event_str",
                 FunctionDescriptor.of(ADDRESS, JAVA_INT));
     }
 
-    private static final class SetOption {
+    static final class SetOption {
         static final MethodHandle H = Native.errno(L, "rdma_set_option",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS, JAVA_LONG));
     }
 
-    private static final class MigrateId {
+    static final class MigrateId {
         static final MethodHandle H = Native.errno(L, "rdma_migrate_id",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     }
 
-    private static final class InitQpAttr {
+    static final class InitQpAttr {
         static final MethodHandle H = Native.errno(L, "rdma_init_qp_attr",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     }

@@ -31,113 +31,114 @@ public final class IbvLib {
      * a class when it is first touched): a process links only the functions it calls, and the
      * first connection does not pay for the ones it never calls (issue 21 item 3: linking all of
      * them at class initialisation cost 0.5-0.7 s per binding class in the guest). The handle stays
-     * a static final, a constant for the JIT, as before.
+     * a static final, a constant for the JIT, as before. The holders are package-private so that
+     * {@code Linking} can name those of a connection's path and link them ahead of the first one.
      */
-    private static final class GetDeviceList {
+    static final class GetDeviceList {
         static final MethodHandle H = Native.errno(L, "ibv_get_device_list",
                 FunctionDescriptor.of(ADDRESS, ADDRESS));
     }
 
-    private static final class FreeDeviceList {
+    static final class FreeDeviceList {
         static final MethodHandle H = Native.plain(L, "ibv_free_device_list",
                 FunctionDescriptor.ofVoid(ADDRESS));
     }
 
-    private static final class GetDeviceName {
+    static final class GetDeviceName {
         static final MethodHandle H = Native.critical(L, "ibv_get_device_name",
                 FunctionDescriptor.of(ADDRESS, ADDRESS));
     }
 
     /** Pure, short, never blocks: critical (benchmarks/DowncallBenchmark measures what that buys). */
-    private static final class WcStatusStr {
+    static final class WcStatusStr {
         static final MethodHandle H = Native.critical(L, "ibv_wc_status_str",
                 FunctionDescriptor.of(ADDRESS, JAVA_INT));
     }
 
-    private static final class EventTypeStr {
+    static final class EventTypeStr {
         static final MethodHandle H = Native.critical(L, "ibv_event_type_str",
                 FunctionDescriptor.of(ADDRESS, JAVA_INT));
     }
 
-    private static final class OpenDevice {
+    static final class OpenDevice {
         static final MethodHandle H = Native.errno(L, "ibv_open_device",
                 FunctionDescriptor.of(ADDRESS, ADDRESS));
     }
 
-    private static final class CloseDevice {
+    static final class CloseDevice {
         static final MethodHandle H = Native.errno(L, "ibv_close_device",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS));
     }
 
-    private static final class QueryDevice {
+    static final class QueryDevice {
         static final MethodHandle H = Native.plain(L, "ibv_query_device",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     }
 
     /** The exported compat symbol; used only when the context has no extended query_port op. */
-    private static final class QueryPortCompat {
+    static final class QueryPortCompat {
         static final MethodHandle H = Native.plain(L, "ibv_query_port",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS));
     }
 
     /** verbs_context.query_port(context, port_num, port_attr, port_attr_len): called through the pointer. */
-    private static final class QueryPortOp {
-        static final MethodHandle H = Native.pointer(
+    static final class QueryPortOp {
+        static final MethodHandle H = Native.pointer("verbs_context.query_port",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS, JAVA_LONG));
     }
 
-    private static final class QueryGid {
+    static final class QueryGid {
         static final MethodHandle H = Native.errno(L, "ibv_query_gid",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, JAVA_INT, ADDRESS));
     }
 
-    private static final class AllocPd {
+    static final class AllocPd {
         static final MethodHandle H = Native.errno(L, "ibv_alloc_pd",
                 FunctionDescriptor.of(ADDRESS, ADDRESS));
     }
 
-    private static final class DeallocPd {
+    static final class DeallocPd {
         static final MethodHandle H = Native.plain(L, "ibv_dealloc_pd",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS));
     }
 
-    private static final class RegMr {
+    static final class RegMr {
         static final MethodHandle H = Native.errno(L, "ibv_reg_mr",
                 FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
     }
 
-    private static final class RegMrIova2 {
+    static final class RegMrIova2 {
         static final MethodHandle H = Native.errno(L, "ibv_reg_mr_iova2",
                 FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_INT));
     }
 
-    private static final class DeregMr {
+    static final class DeregMr {
         static final MethodHandle H = Native.plain(L, "ibv_dereg_mr",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS));
     }
 
-    private static final class CreateCompChannel {
+    static final class CreateCompChannel {
         static final MethodHandle H = Native.errno(L, "ibv_create_comp_channel",
                 FunctionDescriptor.of(ADDRESS, ADDRESS));
     }
 
-    private static final class DestroyCompChannel {
+    static final class DestroyCompChannel {
         static final MethodHandle H = Native.plain(L, "ibv_destroy_comp_channel",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS));
     }
 
-    private static final class CreateCq {
+    static final class CreateCq {
         static final MethodHandle H = Native.errno(L, "ibv_create_cq",
                 FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
     }
 
-    private static final class DestroyCq {
+    static final class DestroyCq {
         static final MethodHandle H = Native.plain(L, "ibv_destroy_cq",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS));
     }
 
     /** Blocking (a read on the channel fd): never critical. */
-    private static final class GetCqEvent {
+    static final class GetCqEvent {
         static final MethodHandle H = Native.errno(L, "ibv_get_cq_event",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     }
@@ -146,73 +147,73 @@ public final class IbvLib {
      * The same without errno capture, tried first: the JDK's capture path slices the capture
      * segment on every call, an allocation per completion event where no escape analysis runs (C1).
      */
-    private static final class GetCqEventPlain {
+    static final class GetCqEventPlain {
         static final MethodHandle H = Native.plain(L, "ibv_get_cq_event",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     }
 
-    private static final class AckCqEvents {
+    static final class AckCqEvents {
         static final MethodHandle H = Native.plain(L, "ibv_ack_cq_events",
                 FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
     }
 
-    private static final class CreateQp {
+    static final class CreateQp {
         static final MethodHandle H = Native.errno(L, "ibv_create_qp",
                 FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
     }
 
-    private static final class DestroyQp {
+    static final class DestroyQp {
         static final MethodHandle H = Native.plain(L, "ibv_destroy_qp",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS));
     }
 
-    private static final class ModifyQp {
+    static final class ModifyQp {
         static final MethodHandle H = Native.plain(L, "ibv_modify_qp",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
     }
 
-    private static final class QueryQp {
+    static final class QueryQp {
         static final MethodHandle H = Native.plain(L, "ibv_query_qp",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS));
     }
 
-    private static final class CreateAh {
+    static final class CreateAh {
         static final MethodHandle H = Native.errno(L, "ibv_create_ah",
                 FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
     }
 
-    private static final class CreateAhFromWc {
+    static final class CreateAhFromWc {
         static final MethodHandle H = Native.errno(L, "ibv_create_ah_from_wc",
                 FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_BYTE));
     }
 
-    private static final class DestroyAh {
+    static final class DestroyAh {
         static final MethodHandle H = Native.plain(L, "ibv_destroy_ah",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS));
     }
 
-    private static final class CreateSrq {
+    static final class CreateSrq {
         static final MethodHandle H = Native.errno(L, "ibv_create_srq",
                 FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
     }
 
-    private static final class ModifySrq {
+    static final class ModifySrq {
         static final MethodHandle H = Native.plain(L, "ibv_modify_srq",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
     }
 
-    private static final class DestroySrq {
+    static final class DestroySrq {
         static final MethodHandle H = Native.plain(L, "ibv_destroy_srq",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS));
     }
 
     /** Blocking (a read on the async fd): never critical. */
-    private static final class GetAsyncEvent {
+    static final class GetAsyncEvent {
         static final MethodHandle H = Native.errno(L, "ibv_get_async_event",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     }
 
-    private static final class AckAsyncEvent {
+    static final class AckAsyncEvent {
         static final MethodHandle H = Native.plain(L, "ibv_ack_async_event",
                 FunctionDescriptor.ofVoid(ADDRESS));
     }

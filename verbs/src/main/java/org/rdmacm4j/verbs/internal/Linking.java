@@ -22,6 +22,37 @@ public final class Linking {
     /** What {@link #linkAll} did: the number of handles linked, and each class that failed to link, with why. */
     public record Result(int linked, List<String> failures) { }
 
+    /**
+     * The holders of the functions one RC connection's life calls, client and server side, in the
+     * order a process's first connection reaches them: the id and the listener, address and route
+     * resolution, the CM events, the device's PD, completion channel and CQ, the provider's ops
+     * ({@link OpsTable}: a CQ and a QP look theirs up when made), the QP, connect and accept; then
+     * teardown (disconnect, destroy), which the first close would otherwise link. Measured in the
+     * guest (ColdSplit's {@code linked_names}): the listener linked 3 of these, the first connection
+     * 11 and the ops table, its close 3. Functions sharing a descriptor with an earlier one cost
+     * little (the JDK links a descriptor's stub once); each new descriptor costs a stub and its lambda
+     * forms, 5-15 ms on a host and 50-200 ms under the guest's TCG.
+     */
+    private static final List<Class<?>> CONNECTION_PATH = List.of(
+            CmLib.CreateId.class, CmLib.BindAddr.class, CmLib.Listen.class,
+            CmLib.ResolveAddr.class, CmLib.GetCmEvent.class, CmLib.AckCmEvent.class, CmLib.ResolveRoute.class,
+            IbvLib.QueryDevice.class, IbvLib.AllocPd.class, IbvLib.CreateCompChannel.class, IbvLib.CreateCq.class,
+            OpsTable.class, CmLib.CreateQp.class, CmLib.Connect.class, CmLib.Accept.class,
+            CmLib.Disconnect.class, CmLib.DestroyQp.class, CmLib.DestroyId.class);
+
+    /**
+     * Links the functions of {@link #CONNECTION_PATH}, in that order, without calling one. Any thread;
+     * idempotent. A thread that needs a holder this is linking waits for it (class initialisation),
+     * so running it beside the first connection never links a function twice.
+     */
+    public static Result linkConnectionPath() {
+        List<String> failures = new ArrayList<>();
+        for (Class<?> holder : CONNECTION_PATH) {
+            initialise(holder, failures);
+        }
+        return new Result(Native.linkedFunctions().size(), List.copyOf(failures));
+    }
+
     public static Result linkAll() {
         List<String> failures = new ArrayList<>();
         for (Class<?> binding : BINDINGS) {

@@ -21,7 +21,10 @@ import org.rdmacm4j.verbs.RdmaException;
 public final class Native {
     private Native() { }
 
-    /** The exported functions linked so far in this process (CmLib and IbvLib link on first use). */
+    /**
+     * The functions linked so far in this process (CmLib and IbvLib link on first use): exported
+     * symbols by name, functions called through a provider's ops table as {@code struct.member}.
+     */
     private static final Set<String> LINKED = ConcurrentHashMap.newKeySet();
 
     public static MethodHandle errno(SymbolLookup lib, String name, FunctionDescriptor fd) {
@@ -41,14 +44,17 @@ public final class Native {
         return h;
     }
 
-    /** The names of the exported functions this process has linked a handle for, so far. */
+    /** The names of the functions this process has linked a handle for, so far. */
     public static Set<String> linkedFunctions() {
         return Set.copyOf(LINKED);
     }
 
-    /** A handle with no address bound: the function pointer is the first argument (ops tables). */
-    public static MethodHandle pointer(FunctionDescriptor fd, Linker.Option... options) {
-        return Libraries.LINKER.downcallHandle(fd, options);
+    /**
+     * A handle with no address bound: the function pointer is the first argument (ops tables).
+     * {@code name} is how {@link #linkedFunctions} lists it ({@code "ibv_context_ops.poll_cq"}).
+     */
+    public static MethodHandle pointer(String name, FunctionDescriptor fd, Linker.Option... options) {
+        return linked(name, Libraries.LINKER.downcallHandle(fd, options));
     }
 
     /** The failure of {@code function} with errno as captured in {@code state}. */

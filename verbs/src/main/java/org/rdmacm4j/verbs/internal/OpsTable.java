@@ -27,11 +27,11 @@ public final class OpsTable {
 
     private static final long OPS = Layouts.IBV_CONTEXT.offset("ops");
 
-    public static final MethodHandle POLL_CQ = Native.pointer(
+    public static final MethodHandle POLL_CQ = Native.pointer("ibv_context_ops.poll_cq",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS), Linker.Option.critical(false));
-    public static final MethodHandle REQ_NOTIFY_CQ = Native.pointer(
+    public static final MethodHandle REQ_NOTIFY_CQ = Native.pointer("ibv_context_ops.req_notify_cq",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-    public static final MethodHandle POST_SEND = Native.pointer(
+    public static final MethodHandle POST_SEND = Native.pointer("ibv_context_ops.post_send",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     public static final MethodHandle POST_RECV = POST_SEND;   // same C signature
     public static final MethodHandle POST_SRQ_RECV = POST_SEND;

@@ -70,8 +70,13 @@ public final class VerbsCmPort implements NativePort {
     private final DeviceLoss deviceLoss = new DeviceLoss();
     private EventSink sink;
 
-    private VerbsCmPort(int pollerThreads, String name) {
+    private VerbsCmPort(int pollerThreads, String name, boolean prelink) {
         this.channel = CmEventChannel.create();
+        if (prelink) {
+            // After the first native call succeeded (RDMA is usable here), before the rest of open():
+            // the linker's head start is open() and listen(), which themselves link other functions.
+            Prelinker.startOnce();
+        }
         channel.setNonBlocking(true);
         this.epoll = Epoll.create(64);
         this.wake = EventFd.create();
@@ -83,9 +88,12 @@ public final class VerbsCmPort implements NativePort {
         this.events = new CmEvents(channel, ids, devices, queuePairs, deviceLoss);
     }
 
-    /** Opens the event channel, epoll and pollers. Throws IllegalStateException if librdmacm is missing. */
-    public static VerbsCmPort open(int pollerThreads, String name) {
-        return new VerbsCmPort(pollerThreads, name);
+    /**
+     * Opens the event channel, epoll and pollers, and unless {@code prelink} is false starts the
+     * process's {@link Prelinker}. Throws IllegalStateException if librdmacm is missing.
+     */
+    public static VerbsCmPort open(int pollerThreads, String name, boolean prelink) {
+        return new VerbsCmPort(pollerThreads, name, prelink);
     }
 
     // ------------------------------------------------------------------ waiting and events

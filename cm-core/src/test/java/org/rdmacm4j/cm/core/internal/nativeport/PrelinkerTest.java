@@ -1,0 +1,29 @@
+package org.rdmacm4j.cm.core.internal.nativeport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+import org.rdmacm4j.verbs.Rdma;
+
+/**
+ * The background linker runs once per process, as a daemon, and ends once the functions of a
+ * connection's life are linked (the libraries are installed on the build machine; no device
+ * is needed to link).
+ */
+class PrelinkerTest {
+
+    @Test
+    void startsOnceAsADaemonAndEndsWithTheSetupLinked() throws Exception {
+        Thread linker = Prelinker.startOnce();
+
+        assertThat(linker).isNotNull();
+        assertThat(linker.isDaemon()).isTrue();
+        assertThat(linker.getName()).isEqualTo("rdmacm4j-prelink");
+        assertThat(Prelinker.startOnce()).as("a second RdmaCm finds it started").isNull();
+        assertThat(linker.join(java.time.Duration.ofSeconds(60))).as("linker done within 60 s").isTrue();
+        assertThat(Prelinker.outcome()).as("the linker's outcome").startsWith("linked ");
+        // Everything it was to link is linked: linking the path again links nothing new.
+        int linked = Integer.parseInt(Prelinker.outcome().substring("linked ".length()));
+        assertThat(Rdma.linkConnectionPath()).isEqualTo(linked).isGreaterThanOrEqualTo(20);
+    }
+}
