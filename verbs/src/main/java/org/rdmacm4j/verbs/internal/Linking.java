@@ -26,19 +26,23 @@ public final class Linking {
      * The holders of the functions one RC connection's life calls, client and server side, in the
      * order a process's first connection reaches them: the id and the listener, address and route
      * resolution, the CM events, the device's PD, completion channel and CQ, the provider's ops
-     * ({@link OpsTable}: a CQ and a QP look theirs up when made), the QP, connect and accept; then
-     * teardown (disconnect, destroy), which the first close would otherwise link. Measured in the
-     * guest (ColdSplit's {@code linked_names}): the listener linked 3 of these, the first connection
-     * 11 and the ops table, its close 3. Functions sharing a descriptor with an earlier one cost
-     * little (the JDK links a descriptor's stub once); each new descriptor costs a stub and its lambda
-     * forms, 5-15 ms on a host and 50-200 ms under the guest's TCG.
+     * ({@link OpsTable}: a CQ and a QP look theirs up when made), the message slots' memory
+     * registration, the QP, connect and accept; the poller's completion events; then teardown
+     * (disconnect, moving a used QP to ERR, destroy, deregistration, the CQ, its channel, the PD),
+     * which the first close would otherwise link. Kept complete by {@code PrelinkIT} (guest): a fresh
+     * JVM's first connection, a message each way and its close link nothing this has not. Functions
+     * sharing a descriptor with an earlier one cost little (the JDK links a descriptor's stub once);
+     * each new descriptor costs a stub and its lambda forms, 5-15 ms on a host and 50-200 ms under the
+     * guest's TCG.
      */
     private static final List<Class<?>> CONNECTION_PATH = List.of(
             CmLib.CreateId.class, CmLib.BindAddr.class, CmLib.Listen.class,
             CmLib.ResolveAddr.class, CmLib.GetCmEvent.class, CmLib.AckCmEvent.class, CmLib.ResolveRoute.class,
             IbvLib.QueryDevice.class, IbvLib.AllocPd.class, IbvLib.CreateCompChannel.class, IbvLib.CreateCq.class,
-            OpsTable.class, CmLib.CreateQp.class, CmLib.Connect.class, CmLib.Accept.class,
-            CmLib.Disconnect.class, CmLib.DestroyQp.class, CmLib.DestroyId.class);
+            OpsTable.class, IbvLib.RegMr.class, CmLib.CreateQp.class, CmLib.Connect.class, CmLib.Accept.class,
+            IbvLib.GetCqEventPlain.class, IbvLib.GetCqEvent.class, IbvLib.AckCqEvents.class,
+            CmLib.Disconnect.class, IbvLib.ModifyQp.class, CmLib.DestroyQp.class, CmLib.DestroyId.class,
+            IbvLib.DeregMr.class, IbvLib.DestroyCq.class, IbvLib.DestroyCompChannel.class, IbvLib.DeallocPd.class);
 
     /**
      * Links the functions of {@link #CONNECTION_PATH}, in that order, without calling one. Any thread;

@@ -7,8 +7,8 @@ import org.rdmacm4j.verbs.Rdma;
 
 /**
  * {@link Linking#linkConnectionPath()} links, without a device, the functions a connection's life
- * calls (the list ColdSplit's {@code linked_names} measured in the guest: the listener's, the first
- * connection's and its close's), so that cm-core's background linker leaves none for the dispatcher.
+ * calls (what PrelinkIT finds a fresh JVM's first connection, a message each way and its close link in
+ * the guest), so that cm-core's background linker leaves none for the dispatcher or the poller.
  */
 class ConnectionPathLinkingTest {
 
@@ -23,9 +23,12 @@ class ConnectionPathLinkingTest {
                 "rdma_resolve_addr", "rdma_get_cm_event", "rdma_ack_cm_event", "rdma_resolve_route",
                 "ibv_query_device", "ibv_alloc_pd", "ibv_create_comp_channel", "ibv_create_cq",
                 "ibv_context_ops.poll_cq", "ibv_context_ops.req_notify_cq", "ibv_context_ops.post_send",
-                "rdma_create_qp", "rdma_connect", "rdma_accept",
+                "ibv_reg_mr", "rdma_create_qp", "rdma_connect", "rdma_accept",
+                // the poller, for a connection with messages
+                "ibv_get_cq_event", "ibv_ack_cq_events",
                 // its close
-                "rdma_disconnect", "rdma_destroy_qp", "rdma_destroy_id");
+                "rdma_disconnect", "ibv_modify_qp", "rdma_destroy_qp", "rdma_destroy_id",
+                "ibv_dereg_mr", "ibv_destroy_cq", "ibv_destroy_comp_channel", "ibv_dealloc_pd");
     }
 
     @Test
