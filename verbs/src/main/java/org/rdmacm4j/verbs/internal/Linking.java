@@ -50,20 +50,23 @@ public final class Linking {
      * so running it beside the first connection never links a function twice.
      */
     public static Result linkConnectionPath() {
-        List<String> failures = new ArrayList<>();
-        for (Class<?> holder : CONNECTION_PATH) {
-            initialise(holder, failures);
-        }
-        return new Result(Native.linkedFunctions().size(), List.copyOf(failures));
+        return link(CONNECTION_PATH);
     }
 
     public static Result linkAll() {
-        List<String> failures = new ArrayList<>();
+        List<Class<?>> classes = new ArrayList<>();
         for (Class<?> binding : BINDINGS) {
-            initialise(binding, failures);
-            for (Class<?> holder : binding.getDeclaredClasses()) {
-                initialise(holder, failures);
-            }
+            classes.add(binding);
+            classes.addAll(List.of(binding.getDeclaredClasses()));
+        }
+        return link(classes);
+    }
+
+    /** Initialises each class in order, collecting the failures, and reports what is linked after. */
+    private static Result link(List<Class<?>> classes) {
+        List<String> failures = new ArrayList<>();
+        for (Class<?> c : classes) {
+            initialise(c, failures);
         }
         return new Result(Native.linkedFunctions().size(), List.copyOf(failures));
     }
@@ -71,7 +74,7 @@ public final class Linking {
     private static void initialise(Class<?> c, List<String> failures) {
         try {
             // Class.forName initialises without the access check a Lookup would make on a
-            // private nested holder.
+            // nested holder of another class.
             Class.forName(c.getName(), true, c.getClassLoader());
         } catch (ClassNotFoundException | LinkageError | IllegalStateException e) {
             // A symbol this libibverbs lacks, or a library that did not load: reported, not fatal
