@@ -189,25 +189,9 @@ public final class ColdSplit {
             return new Snapshot(n, ConnectCost.ticks(Path.of("/proc/self/stat")), compiler, c, linkedFunctions());
         }
 
-        private static Method linkedMethod;
-
-        /**
-         * The functions verbs has linked so far ({@code verbs.internal.Native.linkedFunctions()}, by
-         * reflection: verbs does not export the package; the jar runs on the class path), or an empty set.
-         */
+        /** The functions verbs has linked so far, sorted. */
         private static java.util.Set<String> linkedFunctions() {
-            try {
-                if (linkedMethod == null) {
-                    linkedMethod = Class.forName("org.rdmacm4j.verbs.internal.Native").getMethod("linkedFunctions");
-                }
-                java.util.Set<String> names = new java.util.TreeSet<>();
-                for (Object o : (java.util.Set<?>) linkedMethod.invoke(null)) {
-                    names.add(o.toString());
-                }
-                return names;
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                return java.util.Set.of();
-            }
+            return new java.util.TreeSet<>(Rdma.linkedFunctions());
         }
 
         /** Prints the window from this snapshot to now as {@code window NAME ...}; returns now's. */

@@ -115,6 +115,16 @@ public final class Rdma {
         return link(false);
     }
 
+    /**
+     * The functions this process has linked so far, by name: exported symbols as themselves
+     * ({@code "rdma_connect"}), functions called through a provider's ops table as
+     * {@code struct.member} ({@code "ibv_context_ops.poll_cq"}). For cold-start work: what a
+     * window of a program linked is the difference of two calls. Any thread.
+     */
+    public static java.util.Set<String> linkedFunctions() {
+        return org.rdmacm4j.verbs.internal.Native.linkedFunctions();
+    }
+
     private static int link(boolean all) {
         if (!Libraries.nativeAccessEnabled()) {
             throw new IllegalStateException("native access is not enabled for " + describeModule()

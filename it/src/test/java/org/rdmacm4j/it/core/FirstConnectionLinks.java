@@ -14,14 +14,15 @@ import org.rdmacm4j.cm.core.ListenOptions;
 import org.rdmacm4j.cm.core.RdmaCm;
 import org.rdmacm4j.cm.core.RdmaConnection;
 import org.rdmacm4j.cm.core.RdmaListener;
+import org.rdmacm4j.verbs.Rdma;
 
 /**
  * A fresh JVM's first connection, for {@link PrelinkIT}: {@code FirstConnectionLinks on|off SERVER
  * CLIENT PORT} opens an RdmaCm with {@code prelink} on or off, waits for the background linker to
  * end (on), then listens, connects from CLIENT, sends one message each way, closes both ends and
  * the listener, and prints {@code linked-by-connection F1,F2,...} (or {@code -}): the native functions
- * that this connection's life linked itself, from verbs' register of linked functions (read by
- * reflection: the jars run on the class path here). Every wait has a deadline; a failure exits non-zero.
+ * that this connection's life linked itself ({@link Rdma#linkedFunctions()}). Every wait has a
+ * deadline; a failure exits non-zero.
  */
 public final class FirstConnectionLinks {
     private static final long WAIT_S = 60;
@@ -81,12 +82,7 @@ public final class FirstConnectionLinks {
         }
     }
 
-    private static Set<String> linked() throws ReflectiveOperationException {
-        Object names = Class.forName("org.rdmacm4j.verbs.internal.Native").getMethod("linkedFunctions").invoke(null);
-        Set<String> out = new TreeSet<>();
-        for (Object o : (Set<?>) names) {
-            out.add(o.toString());
-        }
-        return out;
+    private static Set<String> linked() {
+        return new TreeSet<>(Rdma.linkedFunctions());
     }
 }
