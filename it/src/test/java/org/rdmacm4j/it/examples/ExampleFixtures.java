@@ -21,9 +21,16 @@ final class ExampleFixtures {
         return p.toString();
     }
 
-    /** Waits (60 s: a cold JVM in TCG is slow) until the kernel shows a listening cm_id on {@code addr:port}. */
+    /**
+     * Waits until the kernel shows a listening cm_id on {@code addr:port}: 75 s, as PeerDeathIT waits
+     * for its cold peer. The examples run here without an AOT cache (run-it.sh: RDMACM4J_AOT=off),
+     * both vCPUs on one host thread, and since the background linker (RdmaCm.Builder.prelink) their
+     * start-up also links a connection's functions ahead. UdaddyExampleIT's server took 34-61 s to
+     * listen and answer in the clean-clone CI runs of 2026-11-27, and in the CI of 25e6460 it came
+     * up just after 60 s (the cm_id was listening when the wait's report was taken).
+     */
     static void awaitListening(ExternalProcess process, String addr, int port) throws InterruptedException {
-        CmIdTable.awaitListening(process, addr, port, Duration.ofSeconds(60));
+        CmIdTable.awaitListening(process, addr, port, Duration.ofSeconds(75));
     }
 
     /** Asserts the run exited 0 within its deadline, printed no stack trace, and returns its output. */
