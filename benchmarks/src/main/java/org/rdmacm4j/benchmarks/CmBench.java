@@ -158,7 +158,8 @@ public final class CmBench {
 
     /**
      * An RdmaCm as the benchmarks open it: with the library's background linker
-     * ({@link RdmaCm.Builder#prelink}) unless {@code -Drdmacm4j.bench.prelink=off} (for an A/B).
+     * ({@link RdmaCm.Builder#prelink}) unless {@code -Drdmacm4j.bench.prelink=off}, and its
+     * warm-up's default number of connections unless {@code -Drdmacm4j.bench.warmup=N} (for A/Bs).
      */
     static RdmaCm openRdmaCm() {
         String p = System.getProperty("rdmacm4j.bench.prelink", "on");
@@ -167,7 +168,12 @@ public final class CmBench {
             case "off" -> false;
             default -> throw new IllegalArgumentException("rdmacm4j.bench.prelink must be on or off, not " + p);
         };
-        return RdmaCm.builder().prelink(prelink).build();
+        RdmaCm.Builder b = RdmaCm.builder().prelink(prelink);
+        String w = System.getProperty("rdmacm4j.bench.warmup");
+        if (w != null) {
+            b.warmUp(Integer.parseInt(w));
+        }
+        return b.build();
     }
 
     /** A listener that accepts every request raw with cmtime's QP and collects the accepted ends. */

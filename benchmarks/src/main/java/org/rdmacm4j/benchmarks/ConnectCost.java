@@ -164,7 +164,11 @@ public final class ConnectCost {
         if (which.equals("end")) {
             try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
                 for (Path t : tasks) {
-                    System.out.println("tid " + t.getFileName() + " " + Files.readString(t.resolve("comm")).strip());
+                    try {
+                        System.out.println("tid " + t.getFileName() + " " + Files.readString(t.resolve("comm")).strip());
+                    } catch (IOException gone) {
+                        // the thread ended between the listing and the read (the warm-up's, say)
+                    }
                 }
             }
         }

@@ -3,8 +3,6 @@ package org.rdmacm4j.cm.core;
 import java.io.IOException;
 import java.lang.module.ModuleReader;
 import java.lang.module.ResolvedModule;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,14 +10,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
-import org.rdmacm4j.cm.core.internal.training.LoopbackPort;
 import org.rdmacm4j.verbs.Rdma;
 
 /**
@@ -43,8 +37,7 @@ public final class ColdStart {
     private ColdStart() { }
 
     /** The longest any one step of the training waits. */
-    public static final Duration WAIT = Duration.ofSeconds(30);
-    private static final QpCapabilities SMALL_QP = new QpCapabilities(1, 1, 1, 1, 0, 2);
+    public static final Duration WAIT = RdmaCm.LOOPBACK_WAIT;
 
     /**
      * What one training run did.
@@ -84,7 +77,7 @@ public final class ColdStart {
         }
         int loaded = loadClasses();
         try {
-            connect(connections);
+            RdmaCm.loopbackConnections(connections, "rdmacm4j-training");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted during the cold-start training", e);
@@ -174,67 +167,4 @@ public final class ColdStart {
         return names.stream().distinct().toList();
     }
 
-    // ------------------------------------------------------------------ connections
-
-    private static void connect(int connections) throws InterruptedException, ExecutionException, TimeoutException {
-        LoopbackPort port = new LoopbackPort();
-        InetAddress loopback = InetAddress.getLoopbackAddress();
-        InetSocketAddress at = new InetSocketAddress(loopback, 7471);
-        InetSocketAddress nobody = new InetSocketAddress(loopback, 7472);
-        InetSocketAddress from = new InetSocketAddress(loopback, 0);
-        var accepted = new LinkedBlockingQueue<RdmaConnection>();
-        try (RdmaCm cm = RdmaCm.builder().port(port).closeTimeout(WAIT).build()) {
-            // Every third request is accepted with private data, every 50th rejected: the paths
-            // applications take, not only the benchmarks' raw one.
-            java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
-            RdmaListener listener = cm.listen(at, ListenOptions.defaults(), r -> {
-                int i = requests.getAndIncrement();
-                if (i % 50 == 49) {
-                    r.reject(new byte[] {1});
-                } else {
-                    AcceptOptions options = i % 3 == 0 ? AcceptOptions.withPrivateData(new byte[] {2}) : AcceptOptions.defaults();
-                    r.accept(ConnectionHandler.none(), options.raw().qp(SMALL_QP)).thenAccept(accepted::add);
-                }
-            });
-            ConnectOptions options = ConnectOptions.builder().raw().qp(SMALL_QP).source(from).build();
-            for (int i = 0; i < connections; i++) {
-                CompletableFuture<RdmaConnection> f = cm.connect(at, options, ConnectionHandler.none());
-                if (i % 50 == 49) {
-                    expectFailure(f, ConnectionRejectedException.class);
-                    continue;
-                }
-                RdmaConnection c = await(f);
-                RdmaConnection s = accepted.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
-                if (s == null) {
-                    throw new TimeoutException("connection " + i + " was never accepted");
-                }
-                c.history();
-                await(c.close());
-                await(s.closeFuture());
-            }
-            expectFailure(cm.connect(nobody, options, ConnectionHandler.none()), ConnectionRejectedException.class);
-            cm.statistics();
-            await(listener.close());
-        }
-        if (!port.isClosed() || port.liveIds() != 0) {
-            throw new IllegalStateException("the training's RdmaCm left " + port.liveIds() + " ids"
-                    + (port.isClosed() ? "" : " and its port open"));
-        }
-    }
-
-    private static <T> T await(CompletableFuture<T> f) throws InterruptedException, ExecutionException, TimeoutException {
-        return f.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-    }
-
-    private static void expectFailure(CompletableFuture<?> f, Class<? extends Throwable> expected)
-            throws InterruptedException, TimeoutException {
-        try {
-            f.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-            throw new IllegalStateException("expected " + expected.getSimpleName() + ", the connect succeeded");
-        } catch (ExecutionException e) {
-            if (!expected.isInstance(e.getCause())) {
-                throw new IllegalStateException("expected " + expected.getSimpleName() + ", got " + e.getCause(), e);
-            }
-        }
-    }
 }

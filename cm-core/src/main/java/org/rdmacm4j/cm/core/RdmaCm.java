@@ -2,17 +2,23 @@ package org.rdmacm4j.cm.core;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.rdmacm4j.cm.core.internal.Dispatcher;
 import org.rdmacm4j.cm.core.internal.NativePort;
 import org.rdmacm4j.cm.core.internal.loop.CallbackThreads;
 import org.rdmacm4j.cm.core.internal.nativeport.VerbsCmPort;
+import org.rdmacm4j.cm.core.internal.training.LoopbackPort;
 import org.rdmacm4j.cm.statemachine.Transport;
 import org.rdmacm4j.verbs.Rdma;
 import org.rdmacm4j.verbs.RdmaException;
@@ -39,6 +45,11 @@ import org.rdmacm4j.verbs.RdmaException;
  * queued (a null address included; other null arguments are a {@link NullPointerException} naming
  * them); use after close is an
  * {@link IllegalStateException} naming this instance.
+ *
+ * <p>Longer than 400 lines because it also holds the connections over an in-memory port that the
+ * background warm-up ({@link Builder#warmUp}) and the cold-start training ({@link ColdStart}) run:
+ * they open an RdmaCm, and opening starts the warm-up, so in a file of their own they and this one
+ * would use each other.
  */
 public final class RdmaCm implements AutoCloseable {
     private final Dispatcher dispatcher;
@@ -211,6 +222,127 @@ public final class RdmaCm implements AutoCloseable {
         checkArgument(portZeroOk || a.getPort() != 0, "%s %s: port 0 cannot be connected to", what, a);
     }
 
+    // ------------------------------------------------------------------ in-memory connections
+
+    /** The longest any one step of the in-memory connections waits. */
+    static final Duration LOOPBACK_WAIT = Duration.ofSeconds(30);
+    private static final QpCapabilities SMALL_QP = new QpCapabilities(1, 1, 1, 1, 0, 2);
+
+    /**
+     * Sets up and closes {@code connections} connections one at a time through the public API, then
+     * a refused connect, on an RdmaCm of their own named {@code name} over an in-memory
+     * {@link LoopbackPort}: listen, accept raw and with private data (every third), a reject (every
+     * 50th), connect, close both ends. The paths applications take, on the real dispatcher and
+     * machines, with no native call and nothing shared with any other RdmaCm. Any thread; the RdmaCm
+     * is closed before it returns; every wait has a deadline ({@link #LOOPBACK_WAIT}).
+     *
+     * @throws IllegalStateException if a connection does not behave as over a healthy device, or
+     *     the in-memory port is left with ids after the RdmaCm closed
+     */
+    static void loopbackConnections(int connections, String name)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        LoopbackPort port = new LoopbackPort();
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        InetSocketAddress at = new InetSocketAddress(loopback, 7471);
+        InetSocketAddress from = new InetSocketAddress(loopback, 0);
+        var accepted = new LinkedBlockingQueue<RdmaConnection>();
+        try (RdmaCm cm = builder().port(port).name(name).closeTimeout(LOOPBACK_WAIT).build()) {
+            AtomicInteger requests = new AtomicInteger();
+            RdmaListener listener = cm.listen(at, ListenOptions.defaults(), r -> {
+                int i = requests.getAndIncrement();
+                if (i % 50 == 49) {
+                    r.reject(new byte[] {1});
+                } else {
+                    AcceptOptions options = i % 3 == 0 ? AcceptOptions.withPrivateData(new byte[] {2}) : AcceptOptions.defaults();
+                    r.accept(ConnectionHandler.none(), options.raw().qp(SMALL_QP)).thenAccept(accepted::add);
+                }
+            });
+            ConnectOptions options = ConnectOptions.builder().raw().qp(SMALL_QP).source(from).build();
+            for (int i = 0; i < connections; i++) {
+                CompletableFuture<RdmaConnection> f = cm.connect(at, options, ConnectionHandler.none());
+                if (i % 50 == 49) {
+                    expectLoopbackFailure(f, ConnectionRejectedException.class);
+                    continue;
+                }
+                RdmaConnection c = f.get(LOOPBACK_WAIT.toSeconds(), TimeUnit.SECONDS);
+                RdmaConnection s = accepted.poll(LOOPBACK_WAIT.toSeconds(), TimeUnit.SECONDS);
+                if (s == null) {
+                    throw new TimeoutException("connection " + i + " was never accepted");
+                }
+                c.history();
+                c.close().get(LOOPBACK_WAIT.toSeconds(), TimeUnit.SECONDS);
+                s.closeFuture().get(LOOPBACK_WAIT.toSeconds(), TimeUnit.SECONDS);
+            }
+            InetSocketAddress nobody = new InetSocketAddress(loopback, 7472);
+            expectLoopbackFailure(cm.connect(nobody, options, ConnectionHandler.none()), ConnectionRejectedException.class);
+            cm.statistics();
+            listener.close().get(LOOPBACK_WAIT.toSeconds(), TimeUnit.SECONDS);
+        }
+        if (!port.isClosed() || port.liveIds() != 0) {
+            throw new IllegalStateException("the in-memory RdmaCm left " + port.liveIds() + " ids"
+                    + (port.isClosed() ? "" : " and its port open"));
+        }
+    }
+
+    private static void expectLoopbackFailure(CompletableFuture<?> f, Class<? extends Throwable> expected)
+            throws InterruptedException, TimeoutException {
+        try {
+            f.get(LOOPBACK_WAIT.toSeconds(), TimeUnit.SECONDS);
+            throw new IllegalStateException("expected " + expected.getSimpleName() + ", the connect succeeded");
+        } catch (ExecutionException e) {
+            if (!expected.isInstance(e.getCause())) {
+                throw new IllegalStateException("expected " + expected.getSimpleName() + ", got " + e.getCause(), e);
+            }
+        }
+    }
+
+    /**
+     * The background warm-up ({@link Builder#warmUp}): {@link #loopbackConnections} run by the
+     * process's linker thread once it has linked, so that the dispatcher's, the machines' and the
+     * API's Java has run once before the application's first connection.
+     *
+     * <p>Why: with the downcalls linked ahead, what a fresh JVM's first connection still pays once
+     * is interpreting this code and resolving its call sites on first use (docs/benchmarks.md, "The
+     * cold first connection, split", part (c)). JDK 25's AOT cache keeps loaded classes, not compiled
+     * code or first-use work, so only running the code in the process removes it.
+     *
+     * <p>Threads: {@link #run} on the linker thread only; it makes, uses and closes an RdmaCm of its
+     * own and touches no other. A class, not a lambda: a lambda's call site is linked at its first run.
+     */
+    static final class WarmUp implements Runnable {
+        /** The first connections cost the most; four cover accept with and without private data. */
+        static final int DEFAULT_CONNECTIONS = 4;
+        /** What the last warm-up did (for its test and a debugger), or null before one ended. */
+        private static volatile String outcome;
+
+        private final int connections;
+
+        WarmUp(int connections) {
+            this.connections = connections;
+        }
+
+        @Override
+        public void run() {
+            long t0 = System.nanoTime();
+            try {
+                loopbackConnections(connections, "rdmacm4j-warmup");
+                outcome = "warmed up " + connections + " connections in " + (System.nanoTime() - t0) / 1_000_000 + " ms";
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                outcome = "stopped: interrupted";
+            } catch (Exception | LinkageError e) {
+                // Nothing here is the application's: its own connections run the same code in their
+                // own context, and fail there with their own errors if anything is wrong.
+                outcome = "stopped: " + e;
+                System.getLogger("org.rdmacm4j.cm.core").log(System.Logger.Level.DEBUG, "warm-up stopped: " + e, e);
+            }
+        }
+
+        static String outcome() {
+            return outcome;
+        }
+    }
+
     /** Options of an RdmaCm. */
     public static final class Builder {
         private static final java.util.concurrent.atomic.AtomicInteger SERIAL =
@@ -223,7 +355,9 @@ public final class RdmaCm implements AutoCloseable {
         private int historySize = 32;
         private Transport transport;   // null: ask the devices (iWARP only if every device is iWARP)
         private boolean prelink = true;
+        private int warmUpConnections = WarmUp.DEFAULT_CONNECTIONS;
         private NativePort port;
+        private String name;   // null: "rdmacm4j-" and a serial
 
         private Builder() { }
 
@@ -287,6 +421,28 @@ public final class RdmaCm implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How many connections the background thread of {@link #prelink} sets up and closes over an
+         * in-memory port, on an RdmaCm of its own, once it has linked (default
+         * {@value WarmUp#DEFAULT_CONNECTIONS}; 0 for none). They run the dispatcher, the state machines
+         * and the API's Java once before the application's first connection does: a fresh JVM
+         * interprets that code and resolves its call sites on first use, which otherwise falls on
+         * the first real connection. No native call, no device, nothing shared with this instance;
+         * with JFR recording, the warm-up's connections show as an RdmaCm named {@code
+         * rdmacm4j-warmup}. Once per process, with the linker; nothing happens if prelink is off.
+         */
+        public Builder warmUp(int connections) {
+            checkArgument(connections >= 0 && connections <= 1_000, "warmUp must be in [0, 1000], was %s", connections);
+            this.warmUpConnections = connections;
+            return this;
+        }
+
+        /** Names the instance (its logs and JFR events); the warm-up's and the training's own. */
+        Builder name(String n) {
+            this.name = Objects.requireNonNull(n, "name");
+            return this;
+        }
+
         /** Test seam: drive the dispatcher against another native port. Not for applications. */
         Builder port(NativePort p) {
             this.port = p;
@@ -300,14 +456,15 @@ public final class RdmaCm implements AutoCloseable {
          *         says what is missing and names the doctor
          */
         public RdmaCm build() {
-            String name = "rdmacm4j-" + SERIAL.incrementAndGet();
-            NativePort p = port != null ? port : openVerbsPort(name);
-            return new RdmaCm(this, p, name);
+            String n = name != null ? name : "rdmacm4j-" + SERIAL.incrementAndGet();
+            NativePort p = port != null ? port : openVerbsPort(n);
+            return new RdmaCm(this, p, n);
         }
 
         private NativePort openVerbsPort(String name) {
             try {
-                return VerbsCmPort.open(pollerThreads, name, prelink);
+                return VerbsCmPort.open(pollerThreads, name, prelink,
+                        warmUpConnections > 0 ? new WarmUp(warmUpConnections) : null);
             } catch (RdmaException | IllegalStateException | IllegalCallerException e) {
                 RdmaUnavailableException unavailable = unavailable(e);
                 if (unavailable == null) {

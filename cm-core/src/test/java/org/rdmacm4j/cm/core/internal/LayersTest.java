@@ -111,10 +111,10 @@ class LayersTest {
     }
 
     /**
-     * The public files that assemble internals: RdmaCm (the dispatcher over the real port) and
-     * ColdStart (the same over the training's in-memory port, which it must check is left empty).
+     * The public file that assembles internals: RdmaCm (the dispatcher over the real port, and over
+     * the in-memory port of its warm-up and of the cold-start training, which it checks is left empty).
      */
-    private static final Set<String> ENTRIES = Set.of(API + ".RdmaCm", API + ".ColdStart");
+    private static final Set<String> ENTRIES = Set.of(API + ".RdmaCm");
 
     @Test
     void onlyRdmaCmOfThePublicApiUsesTheInternals() {
@@ -169,8 +169,8 @@ class LayersTest {
                 .append("An arrow A --> B: a file of A uses a type of B. The public API (`org.rdmacm4j.cm.core`) is\n")
                 .append("left out of the arrows: every package uses its types, and of its files only `RdmaCm` uses\n")
                 .append("an internal package (`internal`, `internal.nativeport`, `internal.loop` for its default\n")
-                .append("callback executor), and `ColdStart` (the cold-start\n")
-                .append("training) `internal.training`.\n\n");
+                .append("callback executor, `internal.training` for the in-memory connections of its warm-up and of\n")
+                .append("the cold-start training).\n\n");
         b.append("```mermaid\nflowchart TD\n");
         for (String pkg : LAYERS.keySet()) {
             b.append("    ").append(id(pkg)).append("[\"").append(shortName(pkg)).append("<br/><small>")

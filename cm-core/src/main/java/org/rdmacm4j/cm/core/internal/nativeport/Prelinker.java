@@ -29,12 +29,15 @@ final class Prelinker {
 
     private Prelinker() { }
 
-    /** Starts the linker unless this process has started it already; returns it, or null if it had. */
-    static Thread startOnce() {
+    /**
+     * Starts the linker unless this process has started it already; returns it, or null if it had.
+     * Once it has linked, the thread runs {@code then} (the RdmaCm's warm-up), unless null.
+     */
+    static Thread startOnce(Runnable then) {
         if (!STARTED.compareAndSet(false, true)) {
             return null;
         }
-        return Thread.ofPlatform().daemon().name("rdmacm4j-prelink").start(new Linker());
+        return Thread.ofPlatform().daemon().name("rdmacm4j-prelink").start(new Linker(then));
     }
 
     /** What the linker did ("linked N": N functions of this process linked when it ended), or null while it runs. */
@@ -44,6 +47,12 @@ final class Prelinker {
 
     /** The linker's body (a class, not a lambda: a lambda's call site is linked at its first run). */
     private static final class Linker implements Runnable {
+        private final Runnable then;
+
+        Linker(Runnable then) {
+            this.then = then;
+        }
+
         @Override
         public void run() {
             try {
@@ -53,6 +62,10 @@ final class Prelinker {
                 // own error: nothing here is the application's to see.
                 outcome = "stopped: " + e;
                 LOG.log(Level.DEBUG, "prelink stopped: " + e, e);
+                return;
+            }
+            if (then != null) {
+                then.run();
             }
         }
     }

@@ -70,12 +70,12 @@ public final class VerbsCmPort implements NativePort {
     private final DeviceLoss deviceLoss = new DeviceLoss();
     private EventSink sink;
 
-    private VerbsCmPort(int pollerThreads, String name, boolean prelink) {
+    private VerbsCmPort(int pollerThreads, String name, boolean prelink, Runnable warmUp) {
         this.channel = CmEventChannel.create();
         if (prelink) {
             // After the first native call succeeded (RDMA is usable here), before the rest of open():
             // the linker's head start is open() and listen(), which themselves link other functions.
-            Prelinker.startOnce();
+            Prelinker.startOnce(warmUp);
         }
         channel.setNonBlocking(true);
         this.epoll = Epoll.create(64);
@@ -90,10 +90,11 @@ public final class VerbsCmPort implements NativePort {
 
     /**
      * Opens the event channel, epoll and pollers, and unless {@code prelink} is false starts the
-     * process's {@link Prelinker}. Throws IllegalStateException if librdmacm is missing.
+     * process's {@link Prelinker}, which runs {@code warmUp} (if not null) once it has linked.
+     * Throws IllegalStateException if librdmacm is missing.
      */
-    public static VerbsCmPort open(int pollerThreads, String name, boolean prelink) {
-        return new VerbsCmPort(pollerThreads, name, prelink);
+    public static VerbsCmPort open(int pollerThreads, String name, boolean prelink, Runnable warmUp) {
+        return new VerbsCmPort(pollerThreads, name, prelink, warmUp);
     }
 
     // ------------------------------------------------------------------ waiting and events

@@ -6,24 +6,29 @@ import org.junit.jupiter.api.Test;
 import org.rdmacm4j.verbs.Rdma;
 
 /**
- * The background linker runs once per process, as a daemon, and ends once the functions of a
- * connection's life are linked (the libraries are installed on the build machine; no device
+ * The background linker runs once per process, as a daemon, runs what it was given (the warm-up)
+ * once the functions of a connection's life are linked, and ends (the libraries are installed on the build machine; no device
  * is needed to link).
  */
 class PrelinkerTest {
 
     @Test
     void startsOnceAsADaemonAndEndsWithTheSetupLinked() throws Exception {
-        Thread linker = Prelinker.startOnce();
+        var ranAfterLinking = new java.util.concurrent.CompletableFuture<String>();
+        Thread linker = Prelinker.startOnce(() -> ranAfterLinking.complete(
+                Thread.currentThread().getName() + " after " + Prelinker.outcome()));
 
         assertThat(linker).isNotNull();
         assertThat(linker.isDaemon()).isTrue();
         assertThat(linker.getName()).isEqualTo("rdmacm4j-prelink");
-        assertThat(Prelinker.startOnce()).as("a second RdmaCm finds it started").isNull();
+        assertThat(Prelinker.startOnce(() -> { throw new AssertionError("a second warm-up ran"); }))
+                .as("a second RdmaCm finds it started").isNull();
         assertThat(linker.join(java.time.Duration.ofSeconds(60))).as("linker done within 60 s").isTrue();
         assertThat(Prelinker.outcome()).as("the linker's outcome").startsWith("linked ");
         // Everything it was to link is linked: linking the path again links nothing new.
         int linked = Integer.parseInt(Prelinker.outcome().substring("linked ".length()));
         assertThat(Rdma.linkConnectionPath()).isEqualTo(linked).isGreaterThanOrEqualTo(30);
+        assertThat(ranAfterLinking).as("what runs after linking, on the linker thread")
+                .isCompletedWithValue("rdmacm4j-prelink after linked " + linked);
     }
 }

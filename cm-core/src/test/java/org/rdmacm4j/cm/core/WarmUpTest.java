@@ -1,0 +1,29 @@
+package org.rdmacm4j.cm.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The background warm-up sets up and closes its connections over the in-memory port and reports
+ * them; the Builder bounds its count before anything opens.
+ */
+class WarmUpTest {
+
+    @Test
+    void setsUpAndClosesItsConnectionsOnARdmaCmOfItsOwn() {
+        new RdmaCm.WarmUp(4).run();
+
+        assertThat(RdmaCm.WarmUp.outcome()).matches("warmed up 4 connections in \\d+ ms");
+    }
+
+    @Test
+    void builderRejectsACountOutOfRangeBeforeOpening() {
+        assertThatThrownBy(() -> RdmaCm.builder().warmUp(-1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("warmUp must be in [0, 1000], was -1");
+        assertThatThrownBy(() -> RdmaCm.builder().warmUp(1_001))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("was 1001");
+        assertThat(RdmaCm.builder().warmUp(0)).as("0 turns it off").isNotNull();
+    }
+}
