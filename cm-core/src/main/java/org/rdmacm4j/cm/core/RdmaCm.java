@@ -313,7 +313,7 @@ public final class RdmaCm implements AutoCloseable {
         /** The first connections cost the most; four cover accept with and without private data. */
         static final int DEFAULT_CONNECTIONS = 4;
         /** What the last warm-up did (for its test and a debugger), or null before one ended. */
-        private static volatile String outcome;
+        private static volatile Outcome outcome;
 
         private final int connections;
 
@@ -326,20 +326,35 @@ public final class RdmaCm implements AutoCloseable {
             long t0 = System.nanoTime();
             try {
                 loopbackConnections(connections, "rdmacm4j-warmup");
-                outcome = "warmed up " + connections + " connections in " + (System.nanoTime() - t0) / 1_000_000 + " ms";
+                outcome = new Outcome(connections, System.nanoTime() - t0, null);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                outcome = "stopped: interrupted";
+                outcome = new Outcome(connections, System.nanoTime() - t0, e);
             } catch (Exception | LinkageError e) {
                 // Nothing here is the application's: its own connections run the same code in their
                 // own context, and fail there with their own errors if anything is wrong.
-                outcome = "stopped: " + e;
-                System.getLogger("org.rdmacm4j.cm.core").log(System.Logger.Level.DEBUG, "warm-up stopped: " + e, e);
+                outcome = new Outcome(connections, System.nanoTime() - t0, e);
+                System.getLogger("org.rdmacm4j.cm.core").log(System.Logger.Level.DEBUG, "warm-up stopped", e);
             }
         }
 
+        /** "warmed up N connections in M ms" or "stopped: why", or null before a warm-up ended. */
         static String outcome() {
-            return outcome;
+            Outcome o = outcome;
+            return o == null ? null : o.toString();
+        }
+
+        /**
+         * Kept as values and spelled only when asked: the warm-up's end can fall inside the
+         * application's first connection, and a string concatenation links a call site at its first
+         * run (seen in the guest's lambda-form trace of that connection).
+         */
+        private record Outcome(int connections, long nanos, Throwable failure) {
+            @Override
+            public String toString() {
+                return failure == null ? "warmed up " + connections + " connections in " + nanos / 1_000_000 + " ms"
+                        : "stopped: " + failure;
+            }
         }
     }
 

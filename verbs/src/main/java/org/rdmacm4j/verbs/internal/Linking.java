@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * Links every downcall handle of the bindings without calling one: initialises each binding class
  * and each of its per-function holder classes (CmLib and IbvLib link on first use, one holder per
- * function). Linking needs the two libraries and native access, not a device, so an AOT-cache
+ * function), then the {@code invokeExact} call sites of their shapes ({@link CallSiteShapes}). Linking needs the two libraries and native access, not a device, so an AOT-cache
  * training run (cm-core's {@code ColdStart}) can do on a build machine what the first connection
  * otherwise does in the JVM that makes it: spin the downcall stubs and their lambda forms.
  *
@@ -16,7 +16,7 @@ public final class Linking {
     private Linking() { }
 
     /** The classes whose static handles are linked at initialisation (plus their nested holders). */
-    private static final List<Class<?>> BINDINGS = List.of(CmLib.class, IbvLib.class, SysLib.class, Libc.class,
+    static final List<Class<?>> BINDINGS = List.of(CmLib.class, IbvLib.class, SysLib.class, Libc.class,
             Errno.class, OpsTable.class, DevNull.class);
 
     /** What {@link #linkAll} did: the number of handles linked, and each class that failed to link, with why. */
@@ -62,12 +62,16 @@ public final class Linking {
         return link(classes);
     }
 
-    /** Initialises each class in order, collecting the failures, and reports what is linked after. */
+    /**
+     * Initialises each class in order, collecting the failures, then links a call site of every
+     * handle shape ({@link CallSiteShapes}), and reports what is linked after.
+     */
     private static Result link(List<Class<?>> classes) {
         List<String> failures = new ArrayList<>();
         for (Class<?> c : classes) {
             initialise(c, failures);
         }
+        CallSiteShapes.link();
         return new Result(Native.linkedFunctions().size(), List.copyOf(failures));
     }
 
