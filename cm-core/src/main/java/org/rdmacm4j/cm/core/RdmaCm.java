@@ -264,19 +264,19 @@ public final class RdmaCm implements AutoCloseable {
                     expectLoopbackFailure(f, ConnectionRejectedException.class);
                     continue;
                 }
-                RdmaConnection c = f.get(LOOPBACK_WAIT.toSeconds(), TimeUnit.SECONDS);
+                RdmaConnection c = within(f);
                 RdmaConnection s = accepted.poll(LOOPBACK_WAIT.toSeconds(), TimeUnit.SECONDS);
                 if (s == null) {
                     throw new TimeoutException("connection " + i + " was never accepted");
                 }
                 c.history();
-                c.close().get(LOOPBACK_WAIT.toSeconds(), TimeUnit.SECONDS);
-                s.closeFuture().get(LOOPBACK_WAIT.toSeconds(), TimeUnit.SECONDS);
+                within(c.close());
+                within(s.closeFuture());
             }
             InetSocketAddress nobody = new InetSocketAddress(loopback, 7472);
             expectLoopbackFailure(cm.connect(nobody, options, ConnectionHandler.none()), ConnectionRejectedException.class);
             cm.statistics();
-            listener.close().get(LOOPBACK_WAIT.toSeconds(), TimeUnit.SECONDS);
+            within(listener.close());
         }
         if (!port.isClosed() || port.liveIds() != 0) {
             throw new IllegalStateException("the in-memory RdmaCm left " + port.liveIds() + " ids"
@@ -284,10 +284,15 @@ public final class RdmaCm implements AutoCloseable {
         }
     }
 
+    /** The result of an in-memory step, waited for at most {@link #LOOPBACK_WAIT}. */
+    private static <T> T within(CompletableFuture<T> f) throws InterruptedException, ExecutionException, TimeoutException {
+        return f.get(LOOPBACK_WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
+
     private static void expectLoopbackFailure(CompletableFuture<?> f, Class<? extends Throwable> expected)
             throws InterruptedException, TimeoutException {
         try {
-            f.get(LOOPBACK_WAIT.toSeconds(), TimeUnit.SECONDS);
+            within(f);
             throw new IllegalStateException("expected " + expected.getSimpleName() + ", the connect succeeded");
         } catch (ExecutionException e) {
             if (!expected.isInstance(e.getCause())) {

@@ -6,9 +6,10 @@ import java.util.List;
 /**
  * Links every downcall handle of the bindings without calling one: initialises each binding class
  * and each of its per-function holder classes (CmLib and IbvLib link on first use, one holder per
- * function), then the {@code invokeExact} call sites of their shapes ({@link CallSiteShapes}). Linking needs the two libraries and native access, not a device, so an AOT-cache
- * training run (cm-core's {@code ColdStart}) can do on a build machine what the first connection
- * otherwise does in the JVM that makes it: spin the downcall stubs and their lambda forms.
+ * function), then the {@code invokeExact} call sites of their shapes ({@link CallSiteShapes}).
+ * Linking needs the two libraries and native access, not a device, so an AOT-cache training run
+ * (cm-core's {@code ColdStart}) can do on a build machine what the first connection otherwise does
+ * in the JVM that makes it: spin the downcall stubs and their lambda forms.
  *
  * <p>Any thread; idempotent (a class is initialised once per JVM).
  */
@@ -16,7 +17,7 @@ public final class Linking {
     private Linking() { }
 
     /** The classes whose static handles are linked at initialisation (plus their nested holders). */
-    static final List<Class<?>> BINDINGS = List.of(CmLib.class, IbvLib.class, SysLib.class, Libc.class,
+    private static final List<Class<?>> BINDINGS = List.of(CmLib.class, IbvLib.class, SysLib.class, Libc.class,
             Errno.class, OpsTable.class, DevNull.class);
 
     /** What {@link #linkAll} did: the number of handles linked, and each class that failed to link, with why. */
@@ -54,12 +55,17 @@ public final class Linking {
     }
 
     public static Result linkAll() {
+        return link(bindingClasses());
+    }
+
+    /** Every binding class, each followed by its nested holders: what {@link #linkAll} initialises. */
+    static List<Class<?>> bindingClasses() {
         List<Class<?>> classes = new ArrayList<>();
         for (Class<?> binding : BINDINGS) {
             classes.add(binding);
             classes.addAll(List.of(binding.getDeclaredClasses()));
         }
-        return link(classes);
+        return classes;
     }
 
     /**

@@ -20,8 +20,7 @@ import org.junit.jupiter.api.Test;
  * Every downcall handle of the bindings has its shapes' call sites linked by {@link CallSiteShapes}:
  * a fresh JVM that runs only {@code CallSiteShapes.link()} under the JDK's lambda-form trace must
  * resolve the {@code invokeExact} linker of each handle's basic type and of its raw call into the
- * native stub. A handle added with a new shape
- * and no site fails here, naming it.
+ * native stub. A handle added with a new shape and no site fails here, naming it.
  */
 class CallSiteShapesTest {
 
@@ -81,19 +80,15 @@ class CallSiteShapesTest {
     /** The invokeExact linker signature of every static MethodHandle of the bindings, with the handles. */
     private static TreeMap<String, List<String>> linkerSignatures() throws IllegalAccessException {
         TreeMap<String, List<String>> m = new TreeMap<>();
-        for (Class<?> binding : Linking.BINDINGS) {
-            List<Class<?>> classes = new ArrayList<>(List.of(binding));
-            classes.addAll(List.of(binding.getDeclaredClasses()));
-            for (Class<?> c : classes) {
-                for (Field f : c.getDeclaredFields()) {
-                    if (f.getType() == MethodHandle.class && Modifier.isStatic(f.getModifiers())) {
-                        f.setAccessible(true);
-                        MethodHandle h = (MethodHandle) f.get(null);
-                        if (h != null) {
-                            String name = c.getSimpleName() + "." + f.getName();
-                            m.computeIfAbsent(linkerSignature(h.type()), k -> new ArrayList<>()).add(name);
-                            m.computeIfAbsent(linkerSignature(rawType(h.type())), k -> new ArrayList<>()).add(name + " (raw)");
-                        }
+        for (Class<?> c : Linking.bindingClasses()) {
+            for (Field f : c.getDeclaredFields()) {
+                if (f.getType() == MethodHandle.class && Modifier.isStatic(f.getModifiers())) {
+                    f.setAccessible(true);
+                    MethodHandle h = (MethodHandle) f.get(null);
+                    if (h != null) {
+                        String name = c.getSimpleName() + "." + f.getName();
+                        m.computeIfAbsent(linkerSignature(h.type()), k -> new ArrayList<>()).add(name);
+                        m.computeIfAbsent(linkerSignature(rawType(h.type())), k -> new ArrayList<>()).add(name + " (raw)");
                     }
                 }
             }

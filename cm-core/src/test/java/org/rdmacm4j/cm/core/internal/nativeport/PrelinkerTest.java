@@ -7,8 +7,8 @@ import org.rdmacm4j.verbs.Rdma;
 
 /**
  * The background linker runs once per process, as a daemon, runs what it was given (the warm-up)
- * once the functions of a connection's life are linked, and ends (the libraries are installed on the build machine; no device
- * is needed to link).
+ * once the functions of a connection's life are linked, and ends (the libraries are installed on
+ * the build machine; no device is needed to link).
  */
 class PrelinkerTest {
 
