@@ -34,18 +34,21 @@ public enum AsyncEventType {
         return ordinal();
     }
 
+    /** The constants by native value. One copy: {@code values()} clones its array on every call, once per event here. */
+    private static final AsyncEventType[] BY_CODE = values();
+
     /**
      * The type for a native value, or empty for a value this build does not know (a newer
      * library). The dispatcher acks such an event and logs it without feeding any machine.
      */
     public static java.util.Optional<AsyncEventType> find(int code) {
-        AsyncEventType[] all = values();
+        AsyncEventType[] all = BY_CODE;
         return code < 0 || code >= all.length ? java.util.Optional.empty() : java.util.Optional.of(all[code]);
     }
 
     /** The type for a native value; IllegalArgumentException for a value this build does not know. */
     public static AsyncEventType ofCode(int code) {
-        AsyncEventType[] all = values();
+        AsyncEventType[] all = BY_CODE;
         checkArgument(code >= 0 && code < all.length, "unknown ibv_event_type %s", code);
         return all[code];
     }

@@ -19,8 +19,11 @@ public enum PortSpace {
 
     public String cName() { return "RDMA_PS_" + name(); }
 
+    /** One copy: {@code values()} clones its array on every call, and every CmId asks. */
+    private static final PortSpace[] ALL = values();
+
     public static PortSpace of(int value) {
-        for (PortSpace p : values()) {
+        for (PortSpace p : ALL) {
             if (p.value == value) {
                 return p;
             }

@@ -184,34 +184,48 @@ public final class CompletionPoller implements PollerCommands {
 
     private void loop() {
         while (!stopping) {
-            int n;
-            try {
-                n = epoll.await(waitMillis());
-            } catch (RuntimeException e) {
-                LOG.log(Level.ERROR, thread.getName() + ": epoll_wait failed", e);
-                return;
-            }
-            for (int i = 0; i < n; i++) {
-                long token = epoll.token(i);
-                if (token == WAKE_TOKEN) {
-                    wake.drain();
-                } else {
-                    Entry e = entries.get(token);
-                    if (e != null) {
-                        onChannelReadable(e);
-                    }
-                }
-            }
-            runQueued("a poller command failed");
-            try {
-                keepalives.runDue(System.nanoTime());
-            } catch (RuntimeException ex) {
-                LOG.log(Level.ERROR, thread.getName() + ": a keepalive tick failed", ex);
+            if (!pollOnce()) {
+                return;   // epoll_wait failed (logged): the thread ends; stop() answers what is queued
             }
         }
         // Anything still queued is answered so that no dispatcher wait is left hanging (stop() runs
         // what comes after this).
         runQueued("a poller command failed while stopping");
+    }
+
+    /**
+     * One epoll wait and what it found: completions, commands, due keepalives. False if the wait
+     * failed (the thread ends). A method of its own, not the body of {@link #loop}'s {@code while}:
+     * a method entered once is compiled by C1 (the launchers' JIT) only by on-stack replacement,
+     * after tens of thousands of back edges, so the loop body ran interpreted through a whole
+     * benchmark (the dispatcher's loop had the same shape: docs/benchmarks.md).
+     */
+    private boolean pollOnce() {
+        int n;
+        try {
+            n = epoll.await(waitMillis());
+        } catch (RuntimeException e) {
+            LOG.log(Level.ERROR, thread.getName() + ": epoll_wait failed", e);
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            long token = epoll.token(i);
+            if (token == WAKE_TOKEN) {
+                wake.drain();
+            } else {
+                Entry e = entries.get(token);
+                if (e != null) {
+                    onChannelReadable(e);
+                }
+            }
+        }
+        runQueued("a poller command failed");
+        try {
+            keepalives.runDue(System.nanoTime());
+        } catch (RuntimeException ex) {
+            LOG.log(Level.ERROR, thread.getName() + ": a keepalive tick failed", ex);
+        }
+        return true;
     }
 
     /** Runs the queued commands; one that throws is logged and the rest still run. */
