@@ -270,19 +270,26 @@ public final class CmBench {
             RdmaListener l = acceptAll(cm, at, n, accepted);
             ConnectOptions options = raw(from);
             Window w = null;
-            for (int i = 0; i < k; i++) {
-                if (i == windowFrom - 1 && !windowOnStorm) {
-                    w = Window.open();
+            // Each connection's times are kept and printed once the lone connections are done, not
+            // per connection: System.out flushes every piece of a printf (five write(2)s per line,
+            // each a 9p round trip to the host in the guest), which cost the main thread CPU,
+            // syscalls and context switches inside the measured window, where C's printf only fills
+            // a stdio buffer.
+            long[][] times = new long[k][];
+            int done = 0;
+            try {
+                for (int i = 0; i < k; i++) {
+                    if (i == windowFrom - 1 && !windowOnStorm) {
+                        w = Window.open();
+                    }
+                    times[i] = lone(cm, at, options, accepted, i, marks && w != null);
+                    done = i + 1;
                 }
-                long[] t = lone(cm, at, options, accepted, i, marks && w != null);
-                System.out.printf("latency_us %d %.1f%n", i, (t[1] - t[0]) / 1e3);
-                if (marks && w != null) {
-                    System.out.printf("mark %d connect_call_ns %d connected_ns %d close_call_ns %d closed_ns %d%n",
-                            i, t[0], t[1], t[2], t[3]);
+                if (w != null) {
+                    w.close(k - windowFrom + 1);
                 }
-            }
-            if (w != null) {
-                w.close(k - windowFrom + 1);
+            } finally {
+                printLone(times, done, marks ? windowFrom - 1 : k);
             }
             Window ws = windowOnStorm ? Window.open() : null;
             long[] t = stormOnce(cm, at, options, n, accepted);
@@ -292,6 +299,21 @@ public final class CmBench {
             System.out.printf("storm n %d setup_s %.6f teardown_s %.6f%n", n, t[0] / 1e9, t[1] / 1e9);
             await(l.close());
         }
+    }
+
+    /** The lone connections' lines: latency_us of each, and the marks of those from {@code marksFrom} on. */
+    private static void printLone(long[][] times, int done, int marksFrom) {
+        var out = new StringBuilder(done * 24);
+        for (int i = 0; i < done; i++) {
+            long[] t = times[i];
+            out.append(String.format("latency_us %d %.1f%n", i, (t[1] - t[0]) / 1e3));
+            if (i >= marksFrom) {
+                out.append(String.format("mark %d connect_call_ns %d connected_ns %d close_call_ns %d closed_ns %d%n",
+                        i, t[0], t[1], t[2], t[3]));
+            }
+        }
+        System.out.print(out);
+        System.out.flush();
     }
 
     private static void latency(InetSocketAddress at, InetSocketAddress from, int k) throws Exception {
