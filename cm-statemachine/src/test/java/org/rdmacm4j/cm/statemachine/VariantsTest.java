@@ -96,6 +96,16 @@ class VariantsTest {
     }
 
     @Test
+    void anActionsVariantSaysNativeCallExactlyWhenItsRecordIsOne() {
+        assertThat(ACTIONS).extracting(a -> a.getClass().getSimpleName()).hasSize(Action.Variant.values().length);
+        for (Action a : ACTIONS) {
+            assertThat(a.variant().nativeCall()).as("%s.variant().nativeCall()", a.getClass().getSimpleName())
+                    .isEqualTo(a instanceof Action.NativeCall);
+        }
+        assertThat(ACTIONS).filteredOn(a -> a.variant().nativeCall()).as("the native calls").hasSize(8);
+    }
+
+    @Test
     void everyNoticeAnswersTheConstantNamedAfterItsRecord() {
         check(Notice.class, NOTICES, Notice.Variant.values(), n -> n.variant());
     }

@@ -250,7 +250,8 @@ public final class IdEngine {
         // Indexed (the list is an immutable, random-access copy): no iterator per step.
         for (int i = 0, n = actions.size(); i < n; i++) {
             Action a = actions.get(i);
-            if (a instanceof Action.NativeCall call) {
+            if (a.variant().nativeCall()) {   // not instanceof: see Action.Variant#nativeCall
+                Action.NativeCall call = (Action.NativeCall) a;
                 try {
                     nativeCalls.run(d, call, role(d));
                     nativeCallRan = true;
