@@ -42,15 +42,13 @@ public enum AsyncEventType {
      * library). The dispatcher acks such an event and logs it without feeding any machine.
      */
     public static java.util.Optional<AsyncEventType> find(int code) {
-        AsyncEventType[] all = BY_CODE;
-        return code < 0 || code >= all.length ? java.util.Optional.empty() : java.util.Optional.of(all[code]);
+        return code < 0 || code >= BY_CODE.length ? java.util.Optional.empty() : java.util.Optional.of(BY_CODE[code]);
     }
 
     /** The type for a native value; IllegalArgumentException for a value this build does not know. */
     public static AsyncEventType ofCode(int code) {
-        AsyncEventType[] all = BY_CODE;
-        checkArgument(code >= 0 && code < all.length, "unknown ibv_event_type %s", code);
-        return all[code];
+        checkArgument(code >= 0 && code < BY_CODE.length, "unknown ibv_event_type %s", code);
+        return BY_CODE[code];
     }
 
     /** The QP (or the CQ/SRQ/WQ that feeds it) can no longer carry traffic. */

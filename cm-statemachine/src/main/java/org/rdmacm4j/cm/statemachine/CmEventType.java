@@ -34,14 +34,12 @@ public enum CmEventType {
      * library). The dispatcher acks such an event and logs it without feeding any machine.
      */
     public static java.util.Optional<CmEventType> find(int code) {
-        CmEventType[] all = BY_CODE;
-        return code < 0 || code >= all.length ? java.util.Optional.empty() : java.util.Optional.of(all[code]);
+        return code < 0 || code >= BY_CODE.length ? java.util.Optional.empty() : java.util.Optional.of(BY_CODE[code]);
     }
 
     /** The type for a native value; IllegalArgumentException for a value this build does not know. */
     public static CmEventType ofCode(int code) {
-        CmEventType[] all = BY_CODE;
-        checkArgument(code >= 0 && code < all.length, "unknown rdma_cm_event_type %s", code);
-        return all[code];
+        checkArgument(code >= 0 && code < BY_CODE.length, "unknown rdma_cm_event_type %s", code);
+        return BY_CODE[code];
     }
 }
