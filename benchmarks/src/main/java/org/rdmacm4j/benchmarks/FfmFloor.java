@@ -28,9 +28,13 @@ import java.net.InetAddress;
  * calls in the same order (rdma_create_qp with librdmacm's own PD and CQs, epoll over the
  * non-blocking channel, drain to EAGAIN, disconnect and destroy after the ack), and prints the same
  * {@code latency_us I T} lines (rdma_create_id of the client to its ESTABLISHED event), after the
- * last connection (C's stdio buffers them too). {@code FfmFloor warm SERVER CLIENT PORT K N} then
- * runs a storm of N in the same process, as {@code cm_event_loop warm}: all N connects at once, all
- * disconnected by the client, and prints {@code storm n N setup_s S teardown_s T}.
+ * last connection (C's stdio buffers them too). {@code FfmFloor warm SERVER CLIENT PORT K FROM N} is
+ * {@code cm_event_loop warm}: the K lone connections with a {@link Window} over FROM..K (the whole
+ * process's CPU per connection, its threads' run-queue wait, perf switched on for the window), then a
+ * storm of N in the same process (all N connects at once, all disconnected by the client), printed as
+ * {@code storm n N setup_s S teardown_s T}; {@code FfmFloor storm SERVER CLIENT PORT N} is the storm
+ * alone, in a fresh process. So run-all's warm group runs it beside C and CmBench with the same
+ * arguments.
  *
  * <p>What it is for: the difference between this program and the C loop, in one guest boot, is
  * what running in the JVM costs by itself (the JIT's code instead of gcc's, downcall transitions,
@@ -177,27 +181,39 @@ public final class FfmFloor {
     }
 
     public static void main(String[] args) throws Throwable {
-        boolean latency = args.length == 5 && args[0].equals("latency");
-        boolean warm = args.length == 6 && args[0].equals("warm");
-        if (!latency && !warm) {
-            System.err.println("usage: FfmFloor latency SERVER CLIENT PORT K | warm SERVER CLIENT PORT K N");
+        String mode = args.length > 0 ? args[0] : "";
+        int expected = switch (mode) {
+            case "latency", "storm" -> 5;
+            case "warm" -> 7;
+            default -> -1;
+        };
+        if (args.length != expected) {
+            System.err.println("usage: FfmFloor latency SERVER CLIENT PORT K | warm SERVER CLIENT PORT K FROM N"
+                    + " | storm SERVER CLIENT PORT N");
             System.exit(2);
         }
         int port = Integer.parseInt(args[3]);
-        int k = Integer.parseInt(args[4]);
-        int stormN = warm ? Integer.parseInt(args[5]) : 0;
-        if (k < 1 || port < 1 || port > 65_535 || (warm && stormN < 1)) {
-            System.err.println("FfmFloor: K (and N) must be at least 1 and PORT in 1..65535");
+        int k = mode.equals("storm") ? 0 : Integer.parseInt(args[4]);
+        int from = mode.equals("warm") ? Integer.parseInt(args[5]) : 0;
+        int stormN = switch (mode) {
+            case "warm" -> Integer.parseInt(args[6]);
+            case "storm" -> Integer.parseInt(args[4]);
+            default -> 0;
+        };
+        boolean bad = port < 1 || port > 65_535 || (mode.equals("storm") ? stormN < 1 : k < 1)
+                || (mode.equals("warm") && (from < 1 || from > k || stormN < 1));
+        if (bad) {
+            System.err.println("FfmFloor: PORT in 1..65535, K and N at least 1, 1 <= FROM <= K");
             System.exit(2);
         }
         var floor = new FfmFloor(k, stormN);
         address(floor.serverAddr, args[1], port);
         address(floor.clientAddr, args[2], 0);
         floor.open();
-        floor.lone(k);
-        double[] storm = warm ? floor.storm(k, stormN) : null;
+        floor.lone(k, from);
+        double[] storm = stormN > 0 ? floor.storm(k, stormN) : null;
         floor.close();
-        var lines = new StringBuilder(k * 24);
+        var lines = new StringBuilder(k * 24 + 64);
         for (int i = 0; i < k; i++) {
             lines.append("latency_us ").append(i).append(' ')
                     .append(String.format("%.1f", floor.latencyNanos[i] / 1e3)).append('\n');
@@ -226,9 +242,17 @@ public final class FfmFloor {
         check((int) LISTEN.invokeExact(listener, 4096) == 0, "rdma_listen");
     }
 
-    /** K lone connections, each set up and closed at both ends before the next (C's latency loop). */
-    private void lone(int k) throws Throwable {
+    /**
+     * K lone connections, each set up and closed at both ends before the next (C's latency loop);
+     * with {@code from} >= 1, a {@link Window} over connections FROM..K (1-based), as C's and CmBench's
+     * warm modes measure it.
+     */
+    private void lone(int k, int from) throws Throwable {
+        Window w = null;
         for (int i = 0; i < k; i++) {
+            if (from >= 1 && i == from - 1) {
+                w = Window.open();
+            }
             startConnect(i);
             while (established < i + 1) {
                 pump();
@@ -238,6 +262,9 @@ public final class FfmFloor {
             while (disconnected < 2L * (i + 1)) {
                 pump();
             }
+        }
+        if (w != null) {
+            w.close(k - from + 1);
         }
     }
 

@@ -52,6 +52,17 @@ final class WarmReport {
         new WarmReport(BenchResults.read(Path.of(args[0])), System.out::println).write();
     }
 
+    /**
+     * The Java floor of this run, if its warm group ran one (BENCH_FLOOR=1): FfmFloor, C's loop call
+     * for call over raw FFM, under the launchers' JIT. A reference column, not a target: what the JVM
+     * costs by itself, so that rdmacm4j's ratio splits into the JVM's part and the framework's.
+     */
+    private List<String> floorImpls() {
+        return "1".equals(r.meta().get("floor")) ? List.of(FLOOR) : List.of();
+    }
+
+    static final String FLOOR = "floor-c1";
+
     /** The rdmacm4j implementations of the warm group in this run: rdmacm4j-JIT, in BENCH_JITS order. */
     private List<String> javaImpls() {
         List<String> impls = new ArrayList<>();
@@ -64,6 +75,8 @@ final class WarmReport {
     void write() {
         Map<String, String> m = r.meta();
         List<String> impls = javaImpls();
+        List<String> columns = new ArrayList<>(floorImpls());
+        columns.addAll(impls);
         out.accept("## Warm and cold apart (issue 21)");
         out.accept("");
         out.accept("One process per implementation and repetition, both ends in it: " + m.getOrDefault("warm", "?")
@@ -75,11 +88,14 @@ final class WarmReport {
                 + " time (/proc/self/stat user and sys), all its threads' run-queue wait (/proc/self/task/*/schedstat:"
                 + " runnable, no CPU), and, from `perf stat` switched on for the window only, syscalls"
                 + " (raw_syscalls:sys_enter) and context switches, each per connection. C: `cm_event_loop warm`;"
-                + " rdmacm4j: `CmBench warm` (public API, raw, cmtime's QP).");
+                + " rdmacm4j: `CmBench warm` (public API, raw, cmtime's QP)."
+                + (floorImpls().isEmpty() ? "" : " " + FLOOR + ": `FfmFloor warm`, the C loop call for call in Java over"
+                + " raw FFM (one thread, no framework, no allocation per connection) under the launchers' JIT: what"
+                + " the JVM costs by itself; rdmacm4j's distance from it is what its design costs."));
         out.accept("");
         StringBuilder head = new StringBuilder("| figure | better | C min / median");
         StringBuilder sep = new StringBuilder("|---|---|---");
-        for (String impl : impls) {
+        for (String impl : columns) {
             head.append(" | ").append(impl).append(" min / median | ÷ C");
             sep.append("|---|---");
         }
@@ -87,7 +103,7 @@ final class WarmReport {
         out.accept(sep + "|");
         for (Figure f : FIGURES) {
             StringBuilder row = new StringBuilder("| " + f.label() + " | " + f.better().word + " | " + cell(f.name(), BenchResults.C));
-            for (String impl : impls) {
+            for (String impl : columns) {
                 row.append(" | ").append(cell(f.name(), impl)).append(" | ").append(ratio(f.name(), impl).map(WarmReport::fmt).orElse("-"));
             }
             out.accept(row + " |");
@@ -97,15 +113,15 @@ final class WarmReport {
                 .map(j -> j + "** = `" + m.getOrDefault("jit_" + j, "?") + "`").reduce((a, b) -> a + "; **" + b).orElse("")
                 + ". Repetitions: " + m.getOrDefault("reps", "?") + "; perf: " + m.getOrDefault("perf", "?") + ".");
         out.accept("");
-        out.accept("| target (issue 21, ratio of medians) | goal | " + String.join(" | ", impls) + " |");
-        out.accept("|---|---|" + "---|".repeat(impls.size()));
+        out.accept("| target (issue 21, ratio of medians) | goal | " + String.join(" | ", columns) + " |");
+        out.accept("|---|---|" + "---|".repeat(columns.size()));
         for (Figure f : FIGURES) {
             if (Double.isNaN(f.target())) {
                 continue;
             }
             StringBuilder row = new StringBuilder("| " + f.label() + " | " + (f.better() == BenchReport.Better.LOWER ? "≤ " : "≥ ")
                     + fmt(f.target()) + "× C");
-            for (String impl : impls) {
+            for (String impl : columns) {
                 Optional<Double> x = ratio(f.name(), impl);
                 row.append(" | ").append(x.map(v -> fmt(v) + ((f.better() == BenchReport.Better.LOWER ? v <= f.target() : v >= f.target())
                         ? " met" : " **missed**")).orElse("missing"));
