@@ -78,7 +78,7 @@ port=20000
   echo "lockstep ${BENCH_LOCKSTEP:-0}"
   echo "only ${only}"
   echo "jits ${BENCH_JITS:-c1 jdk}"
-  echo "floor ${BENCH_FLOOR:-1}"
+  echo "floors ${BENCH_FLOORS-floor vfloor}"
   echo "jdk_reps ${BENCH_JDK_REPS:-1}"
   echo "jit_c1 -XX:TieredStopAtLevel=1 -XX:+UseSerialGC (the examples' launchers, examples/launch.sh)"
   echo "jit_jdk -XX:+UseSerialGC (the JDK's default tiered compilation, C1 then C2)"
@@ -338,6 +338,7 @@ warm_cmd() {   # warm_cmd IMPL: the program for IMPL (prints the command words)
   case $1 in
     C) echo "${CM_LOOP}" ;;
     floor-*) echo "$(java_jit "${1#floor-}") org.rdmacm4j.benchmarks.FfmFloor" ;;
+    vfloor-*) echo "$(java_jit "${1#vfloor-}") org.rdmacm4j.benchmarks.VerbsFloor" ;;
     *) echo "$(java_jit "${1#rdmacm4j-}") org.rdmacm4j.benchmarks.CmBench" ;;
   esac
 }
@@ -477,16 +478,17 @@ cold_group() {
   done
 }
 
-# warm_impls REP: C first (it takes seconds), then the Java floor (BENCH_FLOOR=1, the default:
-# FfmFloor, C's loop call for call over raw FFM with no framework, under the launchers' JIT: what the
-# JVM costs by itself, apart from what rdmacm4j's design adds), then rdmacm4j under each of
+# warm_impls REP: C first (it takes seconds), then the Java floors of BENCH_FLOORS (default "floor
+# vfloor", under the launchers' JIT: floor-c1 is FfmFloor, C's loop call for call over raw FFM with
+# no framework, what the JVM costs by itself; vfloor-c1 is VerbsFloor, the same loop over the verbs
+# module's API, what the bindings add), then rdmacm4j under each of
 # BENCH_JITS, the JIT settings other than the launchers' (c1) only in the first BENCH_JDK_REPS
 # repetitions (default 1: under TCG the JDK's default JIT takes ~8 min for one K = 2,000 process,
 # twice C1's time).
 warm_impls() {
   local j
   echo C
-  if [[ ${BENCH_FLOOR:-1} == 1 ]]; then echo floor-c1; fi
+  for j in ${BENCH_FLOORS-floor vfloor}; do echo "${j}-c1"; done
   for j in ${BENCH_JITS:-c1 jdk}; do
     if [[ ${j} == c1 ]] || (( $1 <= ${BENCH_JDK_REPS:-1} )); then echo "rdmacm4j-${j}"; fi
   done

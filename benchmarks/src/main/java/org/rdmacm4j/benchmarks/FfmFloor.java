@@ -180,43 +180,70 @@ public final class FfmFloor {
         qpAttrTemplate.set(JAVA_INT, QP_INIT_ATTR.byteOffset(groupElement("qp_type")), IBV_QPT_RC);
     }
 
+    /**
+     * The floors' arguments, as the C loop takes them: {@code latency SERVER CLIENT PORT K},
+     * {@code warm SERVER CLIENT PORT K FROM N} or {@code storm SERVER CLIENT PORT N}; K = 0 and FROM = 0
+     * where a mode has none. Bad arguments print the usage and exit 2.
+     */
+    record Args(String server, String client, int port, int k, int from, int stormN) {
+        /** The arguments of {@code program}, or IllegalArgumentException saying what is wrong. */
+        static Args parse(String program, String[] args) {
+            String mode = args.length > 0 ? args[0] : "";
+            int expected = switch (mode) {
+                case "latency", "storm" -> 5;
+                case "warm" -> 7;
+                default -> -1;
+            };
+            if (args.length != expected) {
+                throw new IllegalArgumentException("usage: " + program + " latency SERVER CLIENT PORT K"
+                        + " | warm SERVER CLIENT PORT K FROM N | storm SERVER CLIENT PORT N");
+            }
+            int port = Integer.parseInt(args[3]);
+            int k = mode.equals("storm") ? 0 : Integer.parseInt(args[4]);
+            int from = mode.equals("warm") ? Integer.parseInt(args[5]) : 0;
+            int stormN = switch (mode) {
+                case "warm" -> Integer.parseInt(args[6]);
+                case "storm" -> Integer.parseInt(args[4]);
+                default -> 0;
+            };
+            boolean bad = port < 1 || port > 65_535 || (mode.equals("storm") ? stormN < 1 : k < 1)
+                    || (mode.equals("warm") && (from < 1 || from > k || stormN < 1));
+            if (bad) {
+                throw new IllegalArgumentException(program + ": PORT in 1..65535, K and N at least 1, 1 <= FROM <= K");
+            }
+            return new Args(args[1], args[2], port, k, from, stormN);
+        }
+
+        /** {@link #parse}, or the message on stderr and exit status 2. */
+        static Args parseOrExit(String program, String[] args) {
+            try {
+                return parse(program, args);
+            } catch (IllegalArgumentException e) {   // NumberFormatException included
+                System.err.println(e.getMessage());
+                System.exit(2);
+                throw e;
+            }
+        }
+    }
+
     public static void main(String[] args) throws Throwable {
-        String mode = args.length > 0 ? args[0] : "";
-        int expected = switch (mode) {
-            case "latency", "storm" -> 5;
-            case "warm" -> 7;
-            default -> -1;
-        };
-        if (args.length != expected) {
-            System.err.println("usage: FfmFloor latency SERVER CLIENT PORT K | warm SERVER CLIENT PORT K FROM N"
-                    + " | storm SERVER CLIENT PORT N");
-            System.exit(2);
-        }
-        int port = Integer.parseInt(args[3]);
-        int k = mode.equals("storm") ? 0 : Integer.parseInt(args[4]);
-        int from = mode.equals("warm") ? Integer.parseInt(args[5]) : 0;
-        int stormN = switch (mode) {
-            case "warm" -> Integer.parseInt(args[6]);
-            case "storm" -> Integer.parseInt(args[4]);
-            default -> 0;
-        };
-        boolean bad = port < 1 || port > 65_535 || (mode.equals("storm") ? stormN < 1 : k < 1)
-                || (mode.equals("warm") && (from < 1 || from > k || stormN < 1));
-        if (bad) {
-            System.err.println("FfmFloor: PORT in 1..65535, K and N at least 1, 1 <= FROM <= K");
-            System.exit(2);
-        }
-        var floor = new FfmFloor(k, stormN);
-        address(floor.serverAddr, args[1], port);
-        address(floor.clientAddr, args[2], 0);
+        Args a = Args.parseOrExit("FfmFloor", args);
+        var floor = new FfmFloor(a.k(), a.stormN());
+        address(floor.serverAddr, a.server(), a.port());
+        address(floor.clientAddr, a.client(), 0);
         floor.open();
-        floor.lone(k, from);
-        double[] storm = stormN > 0 ? floor.storm(k, stormN) : null;
+        floor.lone(a.k(), a.from());
+        double[] storm = a.stormN() > 0 ? floor.storm(a.k(), a.stormN()) : null;
         floor.close();
-        var lines = new StringBuilder(k * 24 + 64);
-        for (int i = 0; i < k; i++) {
+        print(floor.latencyNanos, a.stormN(), storm);
+    }
+
+    /** The C loop's output lines, written once the connections are done: latency_us I T, then the storm's. */
+    static void print(long[] latencyNanos, int stormN, double[] storm) {
+        var lines = new StringBuilder(latencyNanos.length * 24 + 64);
+        for (int i = 0; i < latencyNanos.length; i++) {
             lines.append("latency_us ").append(i).append(' ')
-                    .append(String.format("%.1f", floor.latencyNanos[i] / 1e3)).append('\n');
+                    .append(String.format("%.1f", latencyNanos[i] / 1e3)).append('\n');
         }
         if (storm != null) {
             lines.append(String.format("storm n %d setup_s %.6f teardown_s %.6f%n", stormN, storm[0], storm[1]));

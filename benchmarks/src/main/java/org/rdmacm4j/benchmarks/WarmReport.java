@@ -53,15 +53,20 @@ final class WarmReport {
     }
 
     /**
-     * The Java floor of this run, if its warm group ran one (BENCH_FLOOR=1): FfmFloor, C's loop call
-     * for call over raw FFM, under the launchers' JIT. A reference column, not a target: what the JVM
-     * costs by itself, so that rdmacm4j's ratio splits into the JVM's part and the framework's.
+     * The Java floors this run's warm group ran (BENCH_FLOORS), under the launchers' JIT: floor-c1
+     * (FfmFloor, C's loop call for call over raw FFM) and vfloor-c1 (VerbsFloor, the same loop over the
+     * verbs module). Reference columns, not targets: what the JVM costs by itself and what the
+     * bindings add, so that rdmacm4j's ratio splits into the JVM's part, the bindings' and cm-core's.
      */
     private List<String> floorImpls() {
-        return "1".equals(r.meta().get("floor")) ? List.of(FLOOR) : List.of();
+        List<String> floors = new ArrayList<>();
+        for (String f : r.meta().getOrDefault("floors", "").split("\\s+")) {
+            if (!f.isEmpty()) {
+                floors.add(f + "-c1");
+            }
+        }
+        return floors;
     }
-
-    static final String FLOOR = "floor-c1";
 
     /** The rdmacm4j implementations of the warm group in this run: rdmacm4j-JIT, in BENCH_JITS order. */
     private List<String> javaImpls() {
@@ -89,9 +94,12 @@ final class WarmReport {
                 + " runnable, no CPU), and, from `perf stat` switched on for the window only, syscalls"
                 + " (raw_syscalls:sys_enter) and context switches, each per connection. C: `cm_event_loop warm`;"
                 + " rdmacm4j: `CmBench warm` (public API, raw, cmtime's QP)."
-                + (floorImpls().isEmpty() ? "" : " " + FLOOR + ": `FfmFloor warm`, the C loop call for call in Java over"
+                + (floorImpls().contains("floor-c1") ? " floor-c1: `FfmFloor warm`, the C loop call for call in Java over"
                 + " raw FFM (one thread, no framework, no allocation per connection) under the launchers' JIT: what"
-                + " the JVM costs by itself; rdmacm4j's distance from it is what its design costs."));
+                + " the JVM costs by itself." : "")
+                + (floorImpls().contains("vfloor-c1") ? " vfloor-c1: `VerbsFloor warm`, the same loop over the verbs"
+                + " module's API (copied events, checked wrappers, ownership; still one thread, no cm-core): what the"
+                + " bindings add. rdmacm4j's distance from them is what cm-core's design costs." : ""));
         out.accept("");
         StringBuilder head = new StringBuilder("| figure | better | C min / median");
         StringBuilder sep = new StringBuilder("|---|---|---");

@@ -1,6 +1,7 @@
 package org.rdmacm4j.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.rdmacm4j.benchmarks.FfmFloor.Structs.offset;
 
 import org.junit.jupiter.api.Test;
@@ -33,5 +34,27 @@ class FfmFloorTest {
         assertThat(offset(FfmFloor.Structs.QP_INIT_ATTR, "cap")).isEqualTo(32);
         assertThat(offset(FfmFloor.Structs.QP_INIT_ATTR, "qp_type")).isEqualTo(52);
         assertThat(offset(FfmFloor.Structs.QP_INIT_ATTR, "sq_sig_all")).isEqualTo(56);
+    }
+
+    @Test
+    void theArgumentsAreTheCLoopsForEachMode() {
+        assertThat(FfmFloor.Args.parse("F", new String[] {"latency", "192.0.2.1", "192.0.2.3", "7000", "300"}))
+                .isEqualTo(new FfmFloor.Args("192.0.2.1", "192.0.2.3", 7000, 300, 0, 0));
+        assertThat(FfmFloor.Args.parse("F", new String[] {"warm", "s", "c", "7000", "2000", "1001", "500"}))
+                .isEqualTo(new FfmFloor.Args("s", "c", 7000, 2000, 1001, 500));
+        assertThat(FfmFloor.Args.parse("F", new String[] {"storm", "s", "c", "7000", "500"}))
+                .isEqualTo(new FfmFloor.Args("s", "c", 7000, 0, 0, 500));
+    }
+
+    @Test
+    void badArgumentsAreRefusedWithTheUsageOrTheRule() {
+        assertThatThrownBy(() -> FfmFloor.Args.parse("F", new String[] {"warm", "s", "c", "7000", "2000", "500"}))
+                .hasMessageStartingWith("usage: F latency");
+        assertThatThrownBy(() -> FfmFloor.Args.parse("F", new String[] {"warm", "s", "c", "7000", "100", "101", "5"}))
+                .hasMessageContaining("1 <= FROM <= K");
+        assertThatThrownBy(() -> FfmFloor.Args.parse("F", new String[] {"latency", "s", "c", "0", "5"}))
+                .hasMessageContaining("PORT in 1..65535");
+        assertThatThrownBy(() -> FfmFloor.Args.parse("F", new String[] {"storm", "s", "c", "7000", "x"}))
+                .isInstanceOf(NumberFormatException.class);
     }
 }
