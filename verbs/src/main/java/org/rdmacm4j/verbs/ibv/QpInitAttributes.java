@@ -5,8 +5,6 @@ import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
-import java.util.List;
 import org.rdmacm4j.verbs.internal.CStruct;
 import org.rdmacm4j.verbs.internal.Layouts;
 import org.rdmacm4j.verbs.internal.Ownership;
@@ -77,14 +75,16 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
         out.set(JAVA_INT_UNALIGNED, T_CAP_MAX_INLINE_DATA, maxInlineData);
         out.set(JAVA_INT_UNALIGNED, T_QP_TYPE, type.value());
         out.set(JAVA_INT_UNALIGNED, T_SQ_SIG_ALL, signalAll ? 1 : 0);
-        List<Ownership> deps = new ArrayList<>();
-        deps.add(sendCq.ownership());
+        int n = 1 + (recvCq != sendCq ? 1 : 0) + (srq != null ? 1 : 0);
+        Ownership[] deps = new Ownership[n];
+        int i = 0;
+        deps[i++] = sendCq.ownership();
         if (recvCq != sendCq) {
-            deps.add(recvCq.ownership());
+            deps[i++] = recvCq.ownership();
         }
         if (srq != null) {
-            deps.add(srq.ownership());
+            deps[i] = srq.ownership();
         }
-        return deps.toArray(new Ownership[0]);   // not Ownership[]::new: no call site to link at the first connection
+        return deps;
     }
 }

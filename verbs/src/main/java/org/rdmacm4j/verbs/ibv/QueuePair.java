@@ -24,6 +24,9 @@ import java.util.function.Supplier;
  * owner's thread.
  */
 public final class QueuePair implements AutoCloseable {
+    private static final long QP_TYPE = Layouts.IBV_QP.offset("qp_type");
+    private static final long QP_NUM = Layouts.IBV_QP.offset("qp_num");
+    private static final long QP_CONTEXT = Layouts.IBV_QP.offset("context");
     private final MemorySegment qp;
     private final Ownership ownership;
     private final QpType type;
@@ -34,11 +37,11 @@ public final class QueuePair implements AutoCloseable {
 
     QueuePair(MemorySegment qp, QpInitAttributes attrs, Runnable destroy, Ownership... parents) {
         this.qp = Layouts.IBV_QP.view(qp);
-        QpType t = QpType.of(this.qp.get(JAVA_INT_UNALIGNED, Layouts.IBV_QP.offset("qp_type")));
-        int num = this.qp.get(JAVA_INT_UNALIGNED, Layouts.IBV_QP.offset("qp_num"));
+        QpType t = QpType.of(this.qp.get(JAVA_INT_UNALIGNED, QP_TYPE));
+        int num = this.qp.get(JAVA_INT_UNALIGNED, QP_NUM);
         this.type = t;
         this.qpNum = num;
-        MemorySegment ctx = this.qp.get(Layouts.IBV_CONTEXT.pointerField(), Layouts.IBV_QP.offset("context"));
+        MemorySegment ctx = this.qp.get(Layouts.IBV_CONTEXT.pointerField(), QP_CONTEXT);
         this.postSendFn = OpsTable.op(ctx, "post_send");
         this.postRecvFn = OpsTable.op(ctx, "post_recv");
         this.destroy = destroy;

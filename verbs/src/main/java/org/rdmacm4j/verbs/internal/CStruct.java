@@ -35,6 +35,7 @@ public final class CStruct {
     // Made on first use, not here: withTargetLayout is restricted, and Layouts' structs are built
     // before anything checks that native access is enabled. A benign race (an immutable value).
     private AddressLayout pointerField;
+    private AddressLayout returned;
 
     private CStruct(String cName, long size, long alignment, Map<String, Field> fields, MemoryLayout layout) {
         this.cName = cName;
@@ -70,6 +71,21 @@ public final class CStruct {
         if (p == null) {
             pointerField = p = ValueLayout.ADDRESS_UNALIGNED.withTargetLayout(
                     MemoryLayout.sequenceLayout(size, ValueLayout.JAVA_BYTE));
+        }
+        return p;
+    }
+
+    /**
+     * {@code T *} as a downcall's return type: the segment a constructor-like function returns
+     * ({@code ibv_create_cq} and the like) already has this struct's size, so the binding need not
+     * {@code reinterpret} it, a restricted method whose caller check walks the stack on every call
+     * (issue 21: twice per connection for the queues librdmacm-style code makes). Aligned, unlike
+     * {@link #pointerField()}: the linker takes only naturally aligned value layouts.
+     */
+    public AddressLayout returned() {
+        AddressLayout p = returned;
+        if (p == null) {
+            returned = p = ValueLayout.ADDRESS.withTargetLayout(MemoryLayout.sequenceLayout(size, ValueLayout.JAVA_BYTE));
         }
         return p;
     }

@@ -62,7 +62,7 @@ public final class IbvLib {
 
     static final class OpenDevice {
         static final MethodHandle H = Native.errno(L, "ibv_open_device",
-                FunctionDescriptor.of(ADDRESS, ADDRESS));
+                FunctionDescriptor.of(Layouts.IBV_CONTEXT.returned(), ADDRESS));
     }
 
     static final class CloseDevice {
@@ -94,7 +94,7 @@ public final class IbvLib {
 
     static final class AllocPd {
         static final MethodHandle H = Native.errno(L, "ibv_alloc_pd",
-                FunctionDescriptor.of(ADDRESS, ADDRESS));
+                FunctionDescriptor.of(Layouts.IBV_PD.returned(), ADDRESS));
     }
 
     static final class DeallocPd {
@@ -104,12 +104,12 @@ public final class IbvLib {
 
     static final class RegMr {
         static final MethodHandle H = Native.errno(L, "ibv_reg_mr",
-                FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
+                FunctionDescriptor.of(Layouts.IBV_MR.returned(), ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
     }
 
     static final class RegMrIova2 {
         static final MethodHandle H = Native.errno(L, "ibv_reg_mr_iova2",
-                FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_INT));
+                FunctionDescriptor.of(Layouts.IBV_MR.returned(), ADDRESS, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_INT));
     }
 
     static final class DeregMr {
@@ -119,7 +119,7 @@ public final class IbvLib {
 
     static final class CreateCompChannel {
         static final MethodHandle H = Native.errno(L, "ibv_create_comp_channel",
-                FunctionDescriptor.of(ADDRESS, ADDRESS));
+                FunctionDescriptor.of(Layouts.IBV_COMP_CHANNEL.returned(), ADDRESS));
     }
 
     static final class DestroyCompChannel {
@@ -129,7 +129,7 @@ public final class IbvLib {
 
     static final class CreateCq {
         static final MethodHandle H = Native.errno(L, "ibv_create_cq",
-                FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+                FunctionDescriptor.of(Layouts.IBV_CQ.returned(), ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
     }
 
     static final class DestroyCq {
@@ -159,7 +159,7 @@ public final class IbvLib {
 
     static final class CreateQp {
         static final MethodHandle H = Native.errno(L, "ibv_create_qp",
-                FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+                FunctionDescriptor.of(Layouts.IBV_QP.returned(), ADDRESS, ADDRESS));
     }
 
     static final class DestroyQp {
@@ -179,12 +179,12 @@ public final class IbvLib {
 
     static final class CreateAh {
         static final MethodHandle H = Native.errno(L, "ibv_create_ah",
-                FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+                FunctionDescriptor.of(Layouts.IBV_AH.returned(), ADDRESS, ADDRESS));
     }
 
     static final class CreateAhFromWc {
         static final MethodHandle H = Native.errno(L, "ibv_create_ah_from_wc",
-                FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_BYTE));
+                FunctionDescriptor.of(Layouts.IBV_AH.returned(), ADDRESS, ADDRESS, ADDRESS, JAVA_BYTE));
     }
 
     static final class DestroyAh {
@@ -194,7 +194,7 @@ public final class IbvLib {
 
     static final class CreateSrq {
         static final MethodHandle H = Native.errno(L, "ibv_create_srq",
-                FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+                FunctionDescriptor.of(Layouts.IBV_SRQ.returned(), ADDRESS, ADDRESS));
     }
 
     static final class ModifySrq {
@@ -227,7 +227,7 @@ public final class IbvLib {
         try {
             MemorySegment st = Errno.state();
             MemorySegment ctx = (MemorySegment) OpenDevice.H.invokeExact(st, device);
-            return Native.checkPointer("ibv_open_device", ctx, st).reinterpret(Layouts.IBV_CONTEXT.size());
+            return Native.checkPointer("ibv_open_device", ctx, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -307,7 +307,7 @@ public final class IbvLib {
         try {
             MemorySegment st = Errno.state();
             MemorySegment pd = (MemorySegment) AllocPd.H.invokeExact(st, ctx);
-            return Native.checkPointer("ibv_alloc_pd", pd, st).reinterpret(Layouts.IBV_PD.size());
+            return Native.checkPointer("ibv_alloc_pd", pd, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -332,7 +332,7 @@ public final class IbvLib {
                 mr = (MemorySegment) RegMrIova2.H.invokeExact(st, pd, buffer, buffer.byteSize(), buffer.address(),
                         access);
             }
-            return Native.checkPointer("ibv_reg_mr", mr, st).reinterpret(Layouts.IBV_MR.size());
+            return Native.checkPointer("ibv_reg_mr", mr, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -350,8 +350,7 @@ public final class IbvLib {
         try {
             MemorySegment st = Errno.state();
             MemorySegment ch = (MemorySegment) CreateCompChannel.H.invokeExact(st, ctx);
-            return Native.checkPointer("ibv_create_comp_channel", ch, st)
-                    .reinterpret(Layouts.IBV_COMP_CHANNEL.size());
+            return Native.checkPointer("ibv_create_comp_channel", ch, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -370,7 +369,7 @@ public final class IbvLib {
             MemorySegment st = Errno.state();
             MemorySegment cq = (MemorySegment) CreateCq.H.invokeExact(st, ctx, cqe, MemorySegment.NULL, channel,
                     compVector);
-            return Native.checkPointer("ibv_create_cq", cq, st).reinterpret(Layouts.IBV_CQ.size());
+            return Native.checkPointer("ibv_create_cq", cq, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -421,7 +420,7 @@ public final class IbvLib {
         try {
             MemorySegment st = Errno.state();
             MemorySegment qp = (MemorySegment) CreateQp.H.invokeExact(st, pd, initAttr);
-            return Native.checkPointer("ibv_create_qp", qp, st).reinterpret(Layouts.IBV_QP.size());
+            return Native.checkPointer("ibv_create_qp", qp, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -455,7 +454,7 @@ public final class IbvLib {
         try {
             MemorySegment st = Errno.state();
             MemorySegment ah = (MemorySegment) CreateAh.H.invokeExact(st, pd, ahAttr);
-            return Native.checkPointer("ibv_create_ah", ah, st).reinterpret(Layouts.IBV_AH.size());
+            return Native.checkPointer("ibv_create_ah", ah, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -465,7 +464,7 @@ public final class IbvLib {
         try {
             MemorySegment st = Errno.state();
             MemorySegment ah = (MemorySegment) CreateAhFromWc.H.invokeExact(st, pd, wc, grh, (byte) port);
-            return Native.checkPointer("ibv_create_ah_from_wc", ah, st).reinterpret(Layouts.IBV_AH.size());
+            return Native.checkPointer("ibv_create_ah_from_wc", ah, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -483,7 +482,7 @@ public final class IbvLib {
         try {
             MemorySegment st = Errno.state();
             MemorySegment srq = (MemorySegment) CreateSrq.H.invokeExact(st, pd, initAttr);
-            return Native.checkPointer("ibv_create_srq", srq, st).reinterpret(Layouts.IBV_SRQ.size());
+            return Native.checkPointer("ibv_create_srq", srq, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }

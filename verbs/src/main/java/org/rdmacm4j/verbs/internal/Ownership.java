@@ -1,8 +1,8 @@
 package org.rdmacm4j.verbs.internal;
 
-import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -21,9 +21,12 @@ import java.util.stream.Collectors;
  * dispatcher (issue 21): the description can be given as a {@link Supplier}, built only when a
  * message or {@link #live()} needs it (a string concatenation per object was 3 % of the
  * dispatcher's Java samples; the wrappers pass a small record, not a lambda, whose call site would
- * be linked at a process's first connection); the set of children is made at the first child (most objects have
- * none), and the parents are a fixed array. The sets and the array change under the monitor of the
- * object they belong to, and no method holds two monitors.
+ * be linked at a process's first connection); a parent counts its children instead of keeping them
+ * (their names are looked up in the live set only for the message of a refused close), and the
+ * parents are a fixed array; the hash of an object is a number from a sequence, not the JVM's
+ * identity hash (a runtime call the first time each object is hashed, into the live set). The
+ * count and the array change under the monitor of the object they belong to, and no method holds
+ * two monitors.
  */
 public final class Ownership {
     private static final Set<Ownership> LIVE = ConcurrentHashMap.newKeySet();
@@ -31,14 +34,21 @@ public final class Ownership {
     private static final System.Logger LOG = System.getLogger("org.rdmacm4j.verbs");
 
     private static final Ownership[] NO_PARENTS = new Ownership[0];
+    /** Hashes for the live set: consecutive numbers spread by the golden ratio, one per object. */
+    private static final AtomicInteger HASHES = new AtomicInteger();
+
+    private final int hash = HASHES.getAndIncrement() * 0x9E3779B9;
 
     /** The description once built (benign race: every thread builds the same string). */
     private volatile String what;
     private final Supplier<String> describer;
-    /** The open objects this one depends on; under this object's monitor. */
-    private Ownership[] parents = NO_PARENTS;
-    /** The open objects that depend on this one, made at the first; under this object's monitor. */
-    private Set<Ownership> children;
+    /**
+     * The open objects this one depends on; written under this object's monitor, volatile so that a
+     * refused close can name a parent's children without taking their monitors.
+     */
+    private volatile Ownership[] parents = NO_PARENTS;
+    /** How many open objects depend on this one; under this object's monitor. */
+    private int children;
     private volatile boolean closed;   // written under this; read without a lock on the data path
 
     /**
@@ -86,16 +96,12 @@ public final class Ownership {
 
     private synchronized void adopt(Ownership child) {
         ensureOpen();
-        if (children == null) {
-            children = new HashSet<>(4);
-        }
-        children.add(child);
+        children++;
     }
 
-    private synchronized void forget(Ownership child) {
-        if (children != null) {
-            children.remove(child);
-        }
+    /** A child closed or moved to another parent. */
+    private synchronized void forget() {
+        children--;
     }
 
     /** What the object is, as in every message about it. */
@@ -124,17 +130,33 @@ public final class Ownership {
      * are still open. After true the caller destroys the native object and calls
      * {@link #closed()}, or {@link #reopen()} if the destroy failed.
      */
-    public synchronized boolean beginClose() {
-        if (closed) {
-            return false;
+    public boolean beginClose() {
+        synchronized (this) {
+            if (closed) {
+                return false;
+            }
+            if (children == 0) {
+                closed = true;
+                return true;
+            }
         }
-        if (children != null && !children.isEmpty()) {
-            throw new IllegalStateException("cannot close " + what() + ": still open: "
-                    + children.stream().map(Ownership::what).sorted().collect(Collectors.joining(", "))
-                    + " (close them first)");
+        // named outside the monitor: each child's parents are read without its monitor (volatile)
+        throw new IllegalStateException("cannot close " + what() + ": still open: " + childNames() + " (close them first)");
+    }
+
+    /** The open objects that depend on this one, by description, sorted (the live set, scanned). */
+    private String childNames() {
+        return LIVE.stream().filter(o -> o.dependsOn(this)).map(Ownership::what).sorted()
+                .collect(Collectors.joining(", "));
+    }
+
+    private boolean dependsOn(Ownership parent) {
+        for (Ownership p : parents) {
+            if (p == parent) {
+                return true;
+            }
         }
-        closed = true;
-        return true;
+        return false;
     }
 
     /**
@@ -172,7 +194,7 @@ public final class Ownership {
             parents = NO_PARENTS;
         }
         for (Ownership p : ps) {
-            p.forget(this);
+            p.forget();
         }
     }
 
@@ -188,7 +210,7 @@ public final class Ownership {
             }
             parents = ps;
         }
-        oldParent.forget(this);
+        oldParent.forget();
     }
 
     /**
@@ -212,7 +234,18 @@ public final class Ownership {
 
     /** Live children, for tests and diagnostics. */
     public synchronized int childCount() {
-        return children == null ? 0 : children.size();
+        return children;
+    }
+
+    /** Consistent with identity equality: each object's own number (see {@link #HASHES}). */
+    @Override
+    public int hashCode() {
+        return hash;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return this == o;
     }
 
     @Override

@@ -121,4 +121,31 @@ class OwnershipTest {
         assertThat(pd.beginClose()).isTrue();
         assertThat(cq.beginClose()).isTrue();
     }
+
+    @Test
+    void aRefusedCloseNamesOnlyTheChildrenStillOpenAndACountedChildLeavesOnClose() {
+        Ownership pd = new Ownership("PD(named children)", (Ownership) null);
+        Ownership a = new Ownership("QP(a)", pd);
+        Ownership b = new Ownership("QP(b)", pd);
+        assertThat(pd.childCount()).isEqualTo(2);
+        assertThat(a.beginClose()).isTrue();
+        a.closed();
+        assertThat(pd.childCount()).isOne();
+        assertThatThrownBy(pd::beginClose).hasMessage("cannot close PD(named children): still open: QP(b) (close them first)");
+        assertThat(b.beginClose()).isTrue();
+        b.closed();
+        assertThat(pd.beginClose()).isTrue();
+        pd.closed();
+    }
+
+    @Test
+    void equalityIsIdentityAndHashesDiffer() {
+        Ownership a = new Ownership("x");
+        Ownership b = new Ownership("x");
+        assertThat(a).isEqualTo(a).isNotEqualTo(b);
+        assertThat(a.hashCode()).isNotEqualTo(b.hashCode());
+        assertThat(a.beginClose() && b.beginClose()).isTrue();
+        a.closed();
+        b.closed();
+    }
 }
