@@ -46,7 +46,7 @@ import java.net.InetAddress;
  * without an event exits 3, as the C loop does). Linux x86-64 / aarch64 only (struct layouts as
  * librdmacm's headers give them there).
  */
-public final class FfmFloor {
+public final class FfmFloor extends FloorLoop {
     // enum rdma_cm_event_type (rdma/rdma_cma.h)
     private static final int ADDR_RESOLVED = 0;
     private static final int ROUTE_RESOLVED = 2;
@@ -158,17 +158,12 @@ public final class FfmFloor {
     private final MemorySegment clientAddr = arena.allocate(16);
     private long channel;
     private int epfd;
-    private long established;
-    private long disconnected;
     private long listener;
     /** Client ids by connection index, for the disconnects (C's clients[]). */
     private final long[] clients;
-    private long startNanos;
-    private long lastLatency;
-    private final long[] latencyNanos;
 
     private FfmFloor(int k, int stormN) {
-        latencyNanos = new long[k];
+        super(k);
         clients = new long[k + stormN];
         paramTemplate.set(JAVA_BYTE, CONN_PARAM.byteOffset(groupElement("responder_resources")), (byte) 1);
         paramTemplate.set(JAVA_BYTE, CONN_PARAM.byteOffset(groupElement("initiator_depth")), (byte) 1);
@@ -269,50 +264,9 @@ public final class FfmFloor {
         check((int) LISTEN.invokeExact(listener, 4096) == 0, "rdma_listen");
     }
 
-    /**
-     * K lone connections, each set up and closed at both ends before the next (C's latency loop);
-     * with {@code from} >= 1, a {@link Window} over connections FROM..K (1-based), as C's and CmBench's
-     * warm modes measure it.
-     */
-    private void lone(int k, int from) throws Throwable {
-        Window w = null;
-        for (int i = 0; i < k; i++) {
-            if (from >= 1 && i == from - 1) {
-                w = Window.open();
-            }
-            startConnect(i);
-            while (established < i + 1) {
-                pump();
-            }
-            latencyNanos[i] = lastLatency;
-            check((int) DISCONNECT.invokeExact(clients[i]) == 0, "rdma_disconnect");
-            while (disconnected < 2L * (i + 1)) {
-                pump();
-            }
-        }
-        if (w != null) {
-            w.close(k - from + 1);
-        }
-    }
-
-    /** The warm storm after K lone connections: N connects at once, then all disconnected; {setup s, teardown s}. */
-    private double[] storm(int k, int n) throws Throwable {
-        long s0 = System.nanoTime();
-        for (int i = k; i < k + n; i++) {
-            startConnect(i);
-        }
-        while (established < k + n) {
-            pump();
-        }
-        long s1 = System.nanoTime();
-        for (int i = k; i < k + n; i++) {
-            check((int) DISCONNECT.invokeExact(clients[i]) == 0, "rdma_disconnect");
-        }
-        while (disconnected < 2L * (k + n)) {
-            pump();
-        }
-        long s2 = System.nanoTime();
-        return new double[] {(s1 - s0) / 1e9, (s2 - s1) / 1e9};
+    @Override
+    void disconnect(int index) throws Throwable {
+        check((int) DISCONNECT.invokeExact(clients[index]) == 0, "rdma_disconnect");
     }
 
     private void close() throws Throwable {
@@ -320,8 +274,9 @@ public final class FfmFloor {
     }
 
     /** Connection {@code index}'s client id: created (its context says client) and resolving. */
-    private void startConnect(int index) throws Throwable {
-        startNanos = System.nanoTime();
+    @Override
+    void startConnect(int index) throws Throwable {
+        started();
         check((int) CREATE_ID.invokeExact(channel, out.address(), (long) CLIENT, RDMA_PS_TCP) == 0, "rdma_create_id");
         long id = out.get(JAVA_LONG, 0);
         clients[index] = id;
@@ -330,7 +285,8 @@ public final class FfmFloor {
     }
 
     /** epoll_wait, then drain the channel to EAGAIN, as the C loop's pump(). */
-    private void pump() throws Throwable {
+    @Override
+    void pump() throws Throwable {
         int n = (int) EPOLL_WAIT.invokeExact(epfd, epollEvent.address(), 1, 60_000);
         if (n == 0) {
             System.err.printf("FfmFloor: no CM event for 60 s (established %d, disconnected %d)%n", established, disconnected);
@@ -375,8 +331,7 @@ public final class FfmFloor {
             }
             case ESTABLISHED -> {
                 if (ALL.get(JAVA_LONG, id + ID_CONTEXT) == CLIENT) {
-                    established++;
-                    lastLatency = System.nanoTime() - startNanos;
+                    clientEstablished();
                 }
             }
             case DISCONNECTED -> {

@@ -32,7 +32,7 @@ import org.rdmacm4j.verbs.sys.Epoll;
  * <p>{@code VerbsFloor latency|warm|storm ...} as {@code FfmFloor}. Single-threaded; 60 s without an
  * event exits 3.
  */
-public final class VerbsFloor {
+public final class VerbsFloor extends FloorLoop {
     private static final ConnParam PARAM = new ConnParam(new byte[0], 1, 1, 0, 7, 0, 0, 0);
     private static final Duration RESOLVE_TIMEOUT = Duration.ofMillis(2000);
 
@@ -56,22 +56,19 @@ public final class VerbsFloor {
     private final InetSocketAddress server;
     private final InetSocketAddress client;
     private final CmId[] clients;
-    private final long[] latencyNanos;
     private CmId listener;
     private ProtectionDomain pd;
-    private long established;
-    private long disconnected;
     private long startNanos;
     private long lastLatency;
 
     private VerbsFloor(InetSocketAddress server, InetSocketAddress client, int k, int stormN) {
+        super(k);
         this.server = server;
         this.client = client;
         this.clients = new CmId[k + stormN];
-        this.latencyNanos = new long[k];
     }
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) throws Throwable {
         FfmFloor.Args a = FfmFloor.Args.parseOrExit("VerbsFloor", args);
         var floor = new VerbsFloor(new InetSocketAddress(InetAddress.getByName(a.server()), a.port()),
                 new InetSocketAddress(InetAddress.getByName(a.client()), 0), a.k(), a.stormN());
@@ -93,44 +90,9 @@ public final class VerbsFloor {
         pd = ctx.allocatePd();
     }
 
-    private void lone(int k, int from) throws Exception {
-        Window w = null;
-        for (int i = 0; i < k; i++) {
-            if (from >= 1 && i == from - 1) {
-                w = Window.open();
-            }
-            startConnect(i);
-            while (established < i + 1) {
-                pump();
-            }
-            latencyNanos[i] = lastLatency;
-            clients[i].disconnect();
-            while (disconnected < 2L * (i + 1)) {
-                pump();
-            }
-        }
-        if (w != null) {
-            w.close(k - from + 1);
-        }
-    }
-
-    private double[] storm(int k, int n) {
-        long s0 = System.nanoTime();
-        for (int i = k; i < k + n; i++) {
-            startConnect(i);
-        }
-        while (established < k + n) {
-            pump();
-        }
-        long s1 = System.nanoTime();
-        for (int i = k; i < k + n; i++) {
-            clients[i].disconnect();
-        }
-        while (disconnected < 2L * (k + n)) {
-            pump();
-        }
-        long s2 = System.nanoTime();
-        return new double[] {(s1 - s0) / 1e9, (s2 - s1) / 1e9};
+    @Override
+    void disconnect(int index) {
+        clients[index].disconnect();
     }
 
     private void close() {
@@ -140,8 +102,9 @@ public final class VerbsFloor {
         channel.close();
     }
 
-    private void startConnect(int index) {
-        startNanos = System.nanoTime();
+    @Override
+    void startConnect(int index) {
+        started();
         CmId id = channel.createId(PortSpace.TCP);
         conns.put(id, new Conn(false));
         clients[index] = id;
@@ -149,7 +112,8 @@ public final class VerbsFloor {
     }
 
     /** epoll_wait, then drain the channel (each event copied and acked by getEvent), as C's pump(). */
-    private void pump() {
+    @Override
+    void pump() {
         if (epoll.await(60_000) == 0) {
             System.err.printf("VerbsFloor: no CM event for 60 s (established %d, disconnected %d)%n", established, disconnected);
             System.exit(3);
@@ -171,8 +135,7 @@ public final class VerbsFloor {
                 }
                 case ESTABLISHED -> {
                     if (!conns.get(id).server) {
-                        established++;
-                        lastLatency = System.nanoTime() - startNanos;
+                        clientEstablished();
                     }
                 }
                 case DISCONNECTED -> {
