@@ -3,8 +3,7 @@
   jfr print --events jdk.ExecutionSample --stack-depth 200 F.jfr | python3 benchmarks/jfr_layers.py [THREAD_PREFIX] [TAIL_FRACTION]
 Each sample is charged to the first rdmacm4j frame from the top (its JDK callees included); also the
 JDK packages at the top of the stack and the rdmacm4j methods by inclusive share. Only the samples in
-the last TAIL_FRACTION (default 0.45) of the thread's sample span count: the warm part of a run.
-Layer split of a thread's execution samples in the last TAIL_FRACTION of its samples' time span."""
+the last TAIL_FRACTION (default 0.45) of the thread's sample span count: the warm part of a run."""
 import collections
 import re
 import sys
