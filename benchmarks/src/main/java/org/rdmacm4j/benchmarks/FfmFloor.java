@@ -165,60 +165,14 @@ public final class FfmFloor extends FloorLoop {
     private FfmFloor(int k, int stormN) {
         super(k);
         clients = new long[k + stormN];
-        paramTemplate.set(JAVA_BYTE, CONN_PARAM.byteOffset(groupElement("responder_resources")), (byte) 1);
-        paramTemplate.set(JAVA_BYTE, CONN_PARAM.byteOffset(groupElement("initiator_depth")), (byte) 1);
-        paramTemplate.set(JAVA_BYTE, CONN_PARAM.byteOffset(groupElement("retry_count")), (byte) 7);
-        MemorySegment cap = qpAttrTemplate.asSlice(QP_INIT_ATTR.byteOffset(groupElement("cap")), QP_CAP);
+        paramTemplate.set(JAVA_BYTE, Structs.offset(CONN_PARAM, "responder_resources"), (byte) 1);
+        paramTemplate.set(JAVA_BYTE, Structs.offset(CONN_PARAM, "initiator_depth"), (byte) 1);
+        paramTemplate.set(JAVA_BYTE, Structs.offset(CONN_PARAM, "retry_count"), (byte) 7);
+        MemorySegment cap = qpAttrTemplate.asSlice(Structs.offset(QP_INIT_ATTR, "cap"), QP_CAP);
         for (String f : new String[] {"max_send_wr", "max_recv_wr", "max_send_sge", "max_recv_sge"}) {
-            cap.set(JAVA_INT, QP_CAP.byteOffset(groupElement(f)), 1);
+            cap.set(JAVA_INT, Structs.offset(QP_CAP, f), 1);
         }
-        qpAttrTemplate.set(JAVA_INT, QP_INIT_ATTR.byteOffset(groupElement("qp_type")), IBV_QPT_RC);
-    }
-
-    /**
-     * The floors' arguments, as the C loop takes them: {@code latency SERVER CLIENT PORT K},
-     * {@code warm SERVER CLIENT PORT K FROM N} or {@code storm SERVER CLIENT PORT N}; K = 0 and FROM = 0
-     * where a mode has none. Bad arguments print the usage and exit 2.
-     */
-    record Args(String server, String client, int port, int k, int from, int stormN) {
-        /** The arguments of {@code program}, or IllegalArgumentException saying what is wrong. */
-        static Args parse(String program, String[] args) {
-            String mode = args.length > 0 ? args[0] : "";
-            int expected = switch (mode) {
-                case "latency", "storm" -> 5;
-                case "warm" -> 7;
-                default -> -1;
-            };
-            if (args.length != expected) {
-                throw new IllegalArgumentException("usage: " + program + " latency SERVER CLIENT PORT K"
-                        + " | warm SERVER CLIENT PORT K FROM N | storm SERVER CLIENT PORT N");
-            }
-            int port = Integer.parseInt(args[3]);
-            int k = mode.equals("storm") ? 0 : Integer.parseInt(args[4]);
-            int from = mode.equals("warm") ? Integer.parseInt(args[5]) : 0;
-            int stormN = switch (mode) {
-                case "warm" -> Integer.parseInt(args[6]);
-                case "storm" -> Integer.parseInt(args[4]);
-                default -> 0;
-            };
-            boolean bad = port < 1 || port > 65_535 || (mode.equals("storm") ? stormN < 1 : k < 1)
-                    || (mode.equals("warm") && (from < 1 || from > k || stormN < 1));
-            if (bad) {
-                throw new IllegalArgumentException(program + ": PORT in 1..65535, K and N at least 1, 1 <= FROM <= K");
-            }
-            return new Args(args[1], args[2], port, k, from, stormN);
-        }
-
-        /** {@link #parse}, or the message on stderr and exit status 2. */
-        static Args parseOrExit(String program, String[] args) {
-            try {
-                return parse(program, args);
-            } catch (IllegalArgumentException e) {   // NumberFormatException included
-                System.err.println(e.getMessage());
-                System.exit(2);
-                throw e;
-            }
-        }
+        qpAttrTemplate.set(JAVA_INT, Structs.offset(QP_INIT_ATTR, "qp_type"), IBV_QPT_RC);
     }
 
     public static void main(String[] args) throws Throwable {
@@ -226,29 +180,12 @@ public final class FfmFloor extends FloorLoop {
         var floor = new FfmFloor(a.k(), a.stormN());
         address(floor.serverAddr, a.server(), a.port());
         address(floor.clientAddr, a.client(), 0);
-        floor.open();
-        floor.lone(a.k(), a.from());
-        double[] storm = a.stormN() > 0 ? floor.storm(a.k(), a.stormN()) : null;
-        floor.close();
-        print(floor.latencyNanos, a.stormN(), storm);
-    }
-
-    /** The C loop's output lines, written once the connections are done: latency_us I T, then the storm's. */
-    static void print(long[] latencyNanos, int stormN, double[] storm) {
-        var lines = new StringBuilder(latencyNanos.length * 24 + 64);
-        for (int i = 0; i < latencyNanos.length; i++) {
-            lines.append("latency_us ").append(i).append(' ')
-                    .append(String.format("%.1f", latencyNanos[i] / 1e3)).append('\n');
-        }
-        if (storm != null) {
-            lines.append(String.format("storm n %d setup_s %.6f teardown_s %.6f%n", stormN, storm[0], storm[1]));
-        }
-        System.out.print(lines);
-        System.out.flush();
+        floor.run(a);
     }
 
     /** The channel (non-blocking, in an epoll set) and the listener, as C's main() sets them up. */
-    private void open() throws Throwable {
+    @Override
+    void open() throws Throwable {
         channel = (long) CREATE_CHANNEL.invokeExact();
         check(channel != 0, "rdma_create_event_channel");
         int fd = ALL.get(JAVA_INT, channel);   // struct rdma_event_channel { int fd; }
@@ -269,7 +206,8 @@ public final class FfmFloor extends FloorLoop {
         check((int) DISCONNECT.invokeExact(clients[index]) == 0, "rdma_disconnect");
     }
 
-    private void close() throws Throwable {
+    @Override
+    void close() throws Throwable {
         check((int) DESTROY_ID.invokeExact(listener) == 0, "rdma_destroy_id");
     }
 

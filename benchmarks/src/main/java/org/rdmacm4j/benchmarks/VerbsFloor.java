@@ -58,8 +58,6 @@ public final class VerbsFloor extends FloorLoop {
     private final CmId[] clients;
     private CmId listener;
     private ProtectionDomain pd;
-    private long startNanos;
-    private long lastLatency;
 
     private VerbsFloor(InetSocketAddress server, InetSocketAddress client, int k, int stormN) {
         super(k);
@@ -69,17 +67,13 @@ public final class VerbsFloor extends FloorLoop {
     }
 
     public static void main(String[] args) throws Throwable {
-        FfmFloor.Args a = FfmFloor.Args.parseOrExit("VerbsFloor", args);
-        var floor = new VerbsFloor(new InetSocketAddress(InetAddress.getByName(a.server()), a.port()),
-                new InetSocketAddress(InetAddress.getByName(a.client()), 0), a.k(), a.stormN());
-        floor.open();
-        floor.lone(a.k(), a.from());
-        double[] storm = a.stormN() > 0 ? floor.storm(a.k(), a.stormN()) : null;
-        floor.close();
-        FfmFloor.print(floor.latencyNanos, a.stormN(), storm);
+        Args a = Args.parseOrExit("VerbsFloor", args);
+        new VerbsFloor(new InetSocketAddress(InetAddress.getByName(a.server()), a.port()),
+                new InetSocketAddress(InetAddress.getByName(a.client()), 0), a.k(), a.stormN()).run(a);
     }
 
-    private void open() {
+    @Override
+    void open() {
         channel.setNonBlocking(true);
         epoll.add(channel.fd(), 1);
         listener = channel.createId(PortSpace.TCP);
@@ -95,7 +89,8 @@ public final class VerbsFloor extends FloorLoop {
         clients[index].disconnect();
     }
 
-    private void close() {
+    @Override
+    void close() {
         pd.close();
         listener.close();
         epoll.close();

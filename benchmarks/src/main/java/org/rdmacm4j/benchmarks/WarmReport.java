@@ -80,7 +80,8 @@ final class WarmReport {
     void write() {
         Map<String, String> m = r.meta();
         List<String> impls = javaImpls();
-        List<String> columns = new ArrayList<>(floorImpls());
+        List<String> floors = floorImpls();
+        List<String> columns = new ArrayList<>(floors);
         columns.addAll(impls);
         out.accept("## Warm and cold apart (issue 21)");
         out.accept("");
@@ -94,10 +95,10 @@ final class WarmReport {
                 + " runnable, no CPU), and, from `perf stat` switched on for the window only, syscalls"
                 + " (raw_syscalls:sys_enter) and context switches, each per connection. C: `cm_event_loop warm`;"
                 + " rdmacm4j: `CmBench warm` (public API, raw, cmtime's QP)."
-                + (floorImpls().contains("floor-c1") ? " floor-c1: `FfmFloor warm`, the C loop call for call in Java over"
+                + (floors.contains("floor-c1") ? " floor-c1: `FfmFloor warm`, the C loop call for call in Java over"
                 + " raw FFM (one thread, no framework, no allocation per connection) under the launchers' JIT: what"
                 + " the JVM costs by itself." : "")
-                + (floorImpls().contains("vfloor-c1") ? " vfloor-c1: `VerbsFloor warm`, the same loop over the verbs"
+                + (floors.contains("vfloor-c1") ? " vfloor-c1: `VerbsFloor warm`, the same loop over the verbs"
                 + " module's API (copied events, checked wrappers, ownership; still one thread, no cm-core): what the"
                 + " bindings add. rdmacm4j's distance from them is what cm-core's design costs." : ""));
         out.accept("");

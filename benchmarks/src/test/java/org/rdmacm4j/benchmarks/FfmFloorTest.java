@@ -38,23 +38,23 @@ class FfmFloorTest {
 
     @Test
     void theArgumentsAreTheCLoopsForEachMode() {
-        assertThat(FfmFloor.Args.parse("F", new String[] {"latency", "192.0.2.1", "192.0.2.3", "7000", "300"}))
-                .isEqualTo(new FfmFloor.Args("192.0.2.1", "192.0.2.3", 7000, 300, 0, 0));
-        assertThat(FfmFloor.Args.parse("F", new String[] {"warm", "s", "c", "7000", "2000", "1001", "500"}))
-                .isEqualTo(new FfmFloor.Args("s", "c", 7000, 2000, 1001, 500));
-        assertThat(FfmFloor.Args.parse("F", new String[] {"storm", "s", "c", "7000", "500"}))
-                .isEqualTo(new FfmFloor.Args("s", "c", 7000, 0, 0, 500));
+        assertThat(FloorLoop.Args.parse("F", new String[] {"latency", "192.0.2.1", "192.0.2.3", "7000", "300"}))
+                .isEqualTo(new FloorLoop.Args("192.0.2.1", "192.0.2.3", 7000, 300, 0, 0));
+        assertThat(FloorLoop.Args.parse("F", new String[] {"warm", "s", "c", "7000", "2000", "1001", "500"}))
+                .isEqualTo(new FloorLoop.Args("s", "c", 7000, 2000, 1001, 500));
+        assertThat(FloorLoop.Args.parse("F", new String[] {"storm", "s", "c", "7000", "500"}))
+                .isEqualTo(new FloorLoop.Args("s", "c", 7000, 0, 0, 500));
     }
 
     @Test
     void badArgumentsAreRefusedWithTheUsageOrTheRule() {
-        assertThatThrownBy(() -> FfmFloor.Args.parse("F", new String[] {"warm", "s", "c", "7000", "2000", "500"}))
+        assertThatThrownBy(() -> FloorLoop.Args.parse("F", new String[] {"warm", "s", "c", "7000", "2000", "500"}))
                 .hasMessageStartingWith("usage: F latency");
-        assertThatThrownBy(() -> FfmFloor.Args.parse("F", new String[] {"warm", "s", "c", "7000", "100", "101", "5"}))
+        assertThatThrownBy(() -> FloorLoop.Args.parse("F", new String[] {"warm", "s", "c", "7000", "100", "101", "5"}))
                 .hasMessageContaining("1 <= FROM <= K");
-        assertThatThrownBy(() -> FfmFloor.Args.parse("F", new String[] {"latency", "s", "c", "0", "5"}))
+        assertThatThrownBy(() -> FloorLoop.Args.parse("F", new String[] {"latency", "s", "c", "0", "5"}))
                 .hasMessageContaining("PORT in 1..65535");
-        assertThatThrownBy(() -> FfmFloor.Args.parse("F", new String[] {"storm", "s", "c", "7000", "x"}))
+        assertThatThrownBy(() -> FloorLoop.Args.parse("F", new String[] {"storm", "s", "c", "7000", "x"}))
                 .isInstanceOf(NumberFormatException.class);
     }
 }
