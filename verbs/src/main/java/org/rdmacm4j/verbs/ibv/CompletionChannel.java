@@ -29,10 +29,12 @@ public final class CompletionChannel implements AutoCloseable {
     private final MemorySegment cqOut;
     private final MemorySegment ctxOut;
 
+    private static final long CHANNEL_FD = Layouts.IBV_COMP_CHANNEL.offset("fd");
+
     CompletionChannel(DeviceContext context, MemorySegment channel) {
         this.context = context;
         this.channel = channel;
-        int f = channel.get(JAVA_INT_UNALIGNED, Layouts.IBV_COMP_CHANNEL.offset("fd"));
+        int f = channel.get(JAVA_INT_UNALIGNED, CHANNEL_FD);
         this.fd = f;
         // the description holds values, never this wrapper: the wrapper's cleaner holds the description
         this.ownership = new Ownership(new What(f), context.ownership());

@@ -42,8 +42,8 @@ public final class QueuePair implements AutoCloseable {
         this.type = t;
         this.qpNum = num;
         MemorySegment ctx = this.qp.get(Layouts.IBV_CONTEXT.pointerField(), QP_CONTEXT);
-        this.postSendFn = OpsTable.op(ctx, "post_send");
-        this.postRecvFn = OpsTable.op(ctx, "post_recv");
+        this.postSendFn = OpsTable.op(ctx, OpsTable.Op.POST_SEND);
+        this.postRecvFn = OpsTable.op(ctx, OpsTable.Op.POST_RECV);
         this.destroy = destroy;
         // the description holds values, never this wrapper: the wrapper's cleaner holds the description
         this.ownership = new Ownership(new What(t, num), parents);

@@ -1,7 +1,6 @@
 package org.rdmacm4j.verbs.ibv;
 
 import static com.google.common.base.Preconditions.checkArgument;
-import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 
 import java.lang.foreign.MemorySegment;
 import org.rdmacm4j.verbs.internal.IbvLib;
@@ -22,9 +21,11 @@ public final class SharedReceiveQueue implements AutoCloseable {
     private final Ownership ownership;
     private final MemorySegment postFn;
 
+    private static final long SRQ_CONTEXT = Layouts.IBV_SRQ.offset("context");
+
     SharedReceiveQueue(ProtectionDomain pd, MemorySegment srq, int maxSge) {
         this.srq = srq;
-        this.postFn = OpsTable.op(srq.get(ADDRESS_UNALIGNED, Layouts.IBV_SRQ.offset("context")), "post_srq_recv");
+        this.postFn = OpsTable.op(srq.get(Layouts.IBV_CONTEXT.pointerField(), SRQ_CONTEXT), OpsTable.Op.POST_SRQ_RECV);
         this.ownership = new Ownership("SharedReceiveQueue(0x" + Long.toHexString(srq.address()) + ", max_sge "
                 + maxSge + ")", pd.ownership());
         ownership.watch(this);

@@ -25,8 +25,6 @@ import java.lang.invoke.MethodHandle;
 public final class OpsTable {
     private OpsTable() { }
 
-    private static final long OPS = Layouts.IBV_CONTEXT.offset("ops");
-
     public static final MethodHandle POLL_CQ = Native.pointer("ibv_context_ops.poll_cq",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS), Linker.Option.critical(false));
     public static final MethodHandle REQ_NOTIFY_CQ = Native.pointer("ibv_context_ops.req_notify_cq",
@@ -36,12 +34,33 @@ public final class OpsTable {
     public static final MethodHandle POST_RECV = POST_SEND;   // same C signature
     public static final MethodHandle POST_SRQ_RECV = POST_SEND;
 
-    /** {@code context->ops.<name>}; a NULL pointer means the provider lacks the op. */
-    public static MemorySegment op(MemorySegment context, String name) {
+    /**
+     * One slot of {@code struct ibv_context_ops}, its offset from the context computed once: each
+     * QP, CQ and SRQ reads two of them when it is made (a by-name lookup per object was a map probe
+     * and a boxed path per read, on every connection).
+     */
+    public enum Op {
+        POLL_CQ("poll_cq"), REQ_NOTIFY_CQ("req_notify_cq"), POST_SEND("post_send"), POST_RECV("post_recv"),
+        POST_SRQ_RECV("post_srq_recv");
+
+        private final String cName;
+        private final long offset;
+
+        Op(String cName) {
+            this.cName = cName;
+            this.offset = Layouts.IBV_CONTEXT.offset("ops") + Layouts.IBV_CONTEXT_OPS.offset(cName);
+        }
+
+        /** The member's name in {@code struct ibv_context_ops}. */
+        public String cName() { return cName; }
+    }
+
+    /** {@code context->ops.<op>}; a NULL pointer means the provider lacks the op. */
+    public static MemorySegment op(MemorySegment context, Op op) {
         MemorySegment ctx = Layouts.IBV_CONTEXT.view(context);
-        MemorySegment fn = ctx.get(ADDRESS_UNALIGNED, OPS + Layouts.IBV_CONTEXT_OPS.offset(name));
+        MemorySegment fn = ctx.get(ADDRESS_UNALIGNED, op.offset);
         if (fn.equals(MemorySegment.NULL)) {
-            throw new UnsupportedOperationException("the provider has no " + name + " op");
+            throw new UnsupportedOperationException("the provider has no " + op.cName + " op");
         }
         return fn;
     }
