@@ -25,14 +25,20 @@ class EarlyPostTest {
         Gate gate = new Gate();
         try (RdmaCm cm = RdmaCm.builder().port(port).callbackExecutor(gate).build()) {
             RdmaConnection c = cm.connect(SERVER, ConnectionHandler.none()).get(5, TimeUnit.SECONDS);
-            // Held by the gate: the connect future's settle. Only a settle, so it does not stop the close's post.
+            // The connect future's settle: run by this thread on its way out of get() if it was parked
+            // there when the outcome came, else held by the gate. Only a settle either way, so it does
+            // not stop the close's post.
             CompletableFuture<Void> closing = c.close();
+            // A dependent attached before the outcome: the settle is the executor's (CmFuture.settleThrough).
+            CompletableFuture<Void> dependent = closing.thenRun(() -> { });
             assertThat(closing.get(5, TimeUnit.SECONDS)).isNull();
+            assertThat(dependent).isNotDone();
             assertThat(c.isClosed()).as("posted before the close future, for its waiter").isTrue();
             CompletableFuture<Void> closedCopy = c.closeFuture();
             assertThat(closedCopy).isNotDone();   // a dependent: waits for the executor
             gate.open();
             assertThat(closedCopy).succeedsWithin(java.time.Duration.ofSeconds(5));
+            assertThat(dependent).succeedsWithin(java.time.Duration.ofSeconds(5));
             assertThat(port.violations()).isEmpty();
         }
     }

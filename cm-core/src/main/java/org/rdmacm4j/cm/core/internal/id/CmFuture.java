@@ -37,6 +37,19 @@ import org.rdmacm4j.cm.core.internal.loop.SerialExecutor;
  * be), so a waiter never sees an outcome before the callbacks that precede it have run (the order
  * contract), and outcomes are posted in the order the id's futures are owed their completions.
  *
+ * <h2>Who settles</h2>
+ * The settle is queued on the id's serial executor like any task. When nothing drains that
+ * executor, nothing depends on the future yet and a thread is parked in its get/join, the dispatcher
+ * asks that thread to run the settle on its way out instead ({@link #settleThrough}): it wakes for
+ * the outcome anyway, and a callback thread started only to complete a CompletableFuture nobody
+ * depends on was most of the callback threads a warm connect + close started (issue 21). A stage
+ * attached after the outcome was posted is one attached to a completed future, which a
+ * CompletableFuture runs on the attaching thread; the settling thread is no worse.
+ *
+ * <p>Longer than 400 lines because a CompletableFuture has that many ways to read, complete and wait
+ * on it, and each must honour a posted outcome; the waiting (a stack of parked threads and the
+ * settle they may be asked to run) is the rest.
+ *
  * <h2>Who decides the outcome</h2>
  * {@code claim} is set once: either to a {@link Posted} outcome (then {@code complete},
  * {@code completeExceptionally} and {@code cancel} from anyone else return false, as on a completed
@@ -52,10 +65,17 @@ public final class CmFuture<T> extends CompletableFuture<T> {
     /** What {@link #awaitClaim} returns when an interruptible wait was interrupted (never a claim). */
     private static final Object INTERRUPTED = new Object();
 
-    /** A thread blocked in get/join while nothing is claimed; {@code thread} is cleared when it leaves. */
+    /**
+     * A thread blocked in get/join while nothing is claimed; {@code thread} is cleared when it leaves.
+     * {@code role} is WAITING until either the thread leaves (LEFT) or the dispatcher asks it to
+     * settle the future on its way out (HELPS); one CAS decides, so the settle is never left to a
+     * thread that has already gone.
+     */
     private static final class Waiter {
         volatile Thread thread;
         final Waiter next;
+        @SuppressWarnings("unused")   // through ROLE
+        volatile int role;
 
         Waiter(Thread thread, Waiter next) {
             this.thread = thread;
@@ -63,14 +83,20 @@ public final class CmFuture<T> extends CompletableFuture<T> {
         }
     }
 
+    private static final int WAITING = 0;
+    private static final int LEFT = 1;
+    private static final int HELPS = 2;
+
     private static final VarHandle CLAIM;
     private static final VarHandle WAITERS;
+    private static final VarHandle ROLE;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             CLAIM = l.findVarHandle(CmFuture.class, "claim", Object.class);
             WAITERS = l.findVarHandle(CmFuture.class, "waiters", Waiter.class);
+            ROLE = l.findVarHandle(Waiter.class, "role", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -83,6 +109,8 @@ public final class CmFuture<T> extends CompletableFuture<T> {
     /** Threads parked in {@link #awaitClaim}, newest first (a Treiber stack, nodes never removed). */
     @SuppressWarnings("unused")   // through WAITERS
     private volatile Waiter waiters;
+    /** The serial executor a waiter asked to help settles ({@link #settleThrough}); written before the ask. */
+    private volatile SerialExecutor helpWith;
 
     public CmFuture() {
     }
@@ -101,11 +129,20 @@ public final class CmFuture<T> extends CompletableFuture<T> {
      * executor has no callback queued or running.
      */
     public boolean post(Object value, Throwable failure) {
-        if (!CLAIM.compareAndSet(this, null, new Posted(value, failure))) {
+        if (!postWithoutWaking(value, failure)) {
             return false;
         }
         wakeWaiters();
         return true;
+    }
+
+    /**
+     * {@link #post}, except that the waiters are woken by {@link #settleThrough}, which the caller
+     * must call after a true return: so a thread parked in get/join can be asked to settle before
+     * anything wakes it. Dispatcher thread.
+     */
+    public boolean postWithoutWaking(Object value, Throwable failure) {
+        return CLAIM.compareAndSet(this, null, new Posted(value, failure));
     }
 
     /**
@@ -124,6 +161,41 @@ public final class CmFuture<T> extends CompletableFuture<T> {
     }
 
     /**
+     * After a true {@link #postWithoutWaking} (or {@link #post}): has {@code settle} (this future's, perhaps with another's posted
+     * just before it) run in its turn on {@code callbacks}, the id's serial executor. If nothing
+     * drains that executor now, nothing depends on the futures yet, and a thread is parked in the
+     * get/join of either, that thread runs it on its way out ({@link SerialExecutor#helpSettles}):
+     * it wakes for the outcome anyway, and the settle then costs no callback thread, no hand-off
+     * and no wake-up (issue 21: a warm connect + close started two callback threads for this alone).
+     * Nothing runs there that would have run on the executor: the futures have no dependents, and a
+     * stage attached from now on meets an outcome already visible ({@link #isDone}), which a
+     * CompletableFuture runs on the attaching thread. Otherwise the executor runs it as any task.
+     * Then wakes the waiters of both futures. Dispatcher thread.
+     */
+    public void settleThrough(SerialExecutor callbacks, SerialExecutor.Settle settle, CmFuture<?> postedWith) {
+        if (callbacks.queueSettle(settle)
+                && !(getNumberOfDependents() == 0 && (postedWith == null || postedWith.getNumberOfDependents() == 0)
+                     && (askAWaiterToHelp(callbacks) || postedWith != null && postedWith.askAWaiterToHelp(callbacks)))) {
+            callbacks.startDrain();
+        }
+        wakeWaiters();
+        if (postedWith != null) {
+            postedWith.wakeWaiters();
+        }
+    }
+
+    /** Asks one thread still parked in get/join to settle on its way out; false if none is (or all left). */
+    private boolean askAWaiterToHelp(SerialExecutor callbacks) {
+        helpWith = callbacks;
+        for (Waiter w = waiters; w != null; w = w.next) {
+            if (w.thread != null && ROLE.compareAndSet(w, WAITING, HELPS)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * Completes this future with {@code value} through {@code callbacks} (the id's serial executor),
      * posting it first when that executor has no callback to run, so its waiters wake now rather than after the
      * executor's turn. Dispatcher thread.
@@ -138,8 +210,8 @@ public final class CmFuture<T> extends CompletableFuture<T> {
     }
 
     private void finishThrough(SerialExecutor callbacks, T value, Throwable failure) {
-        if (callbacks.callbacksDone() && post(value, failure)) {
-            callbacks.execute((SerialExecutor.Settle) this::settle);
+        if (callbacks.callbacksDone() && postWithoutWaking(value, failure)) {
+            settleThrough(callbacks, this::settle, null);
         } else if (failure == null) {
             callbacks.execute(() -> complete(value));
         } else {
@@ -371,6 +443,9 @@ public final class CmFuture<T> extends CompletableFuture<T> {
             return c != null ? c : DELEGATED;
         } finally {
             w.thread = null;
+            if (!ROLE.compareAndSet(w, WAITING, LEFT)) {
+                helpWith.helpSettles();   // asked (HELPS): the dispatcher counts on this thread for the settle
+            }
             if (!claimed) {
                 // Leaving undecided (deadline, interrupt): drop our node if it is still the newest, so
                 // a caller polling with get(timeout) does not grow the stack; others stay, cleared.

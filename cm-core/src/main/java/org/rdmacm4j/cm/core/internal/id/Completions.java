@@ -4,7 +4,6 @@ import java.lang.System.Logger.Level;
 import java.util.concurrent.CompletableFuture;
 import org.rdmacm4j.cm.core.ConnectionFailedException;
 import org.rdmacm4j.cm.core.RdmaConnection;
-import org.rdmacm4j.cm.core.internal.loop.SerialExecutor;
 import org.rdmacm4j.cm.core.internal.port.PortCallException;
 import org.rdmacm4j.cm.statemachine.Outcome;
 
@@ -44,12 +43,13 @@ final class Completions {
         CompletableFuture<Void> closedFirst = d.terminal() ? role.closedFuture(d) : null;
         CmFuture<Object> future = owed.future();
         if (postEarly(d, closedFirst, future, value)) {
-            d.callbacks.execute((SerialExecutor.Settle) () -> {
-                if (closedFirst instanceof CmFuture<Void> c) {
-                    c.settle();
+            CmFuture<Void> closed = closedFirst instanceof CmFuture<Void> c ? c : null;
+            future.settleThrough(d.callbacks, () -> {
+                if (closed != null) {
+                    closed.settle();
                 }
                 future.settle();
-            });
+            }, closed);
             return;
         }
         d.callbacks.execute(() -> {
@@ -70,7 +70,8 @@ final class Completions {
      * keeps the order of the id's callbacks: only while its serial executor has no callback queued or
      * running (only settles of earlier posted futures, if anything) and, for a step that ended the id, only if the closed future can be posted
      * first (so isClosed() is already true for the woken waiter). The CompletableFutures are then
-     * completed by {@link CmFuture#settle} on the executor, as before. False: nothing was posted
+     * completed by {@link CmFuture#settle} in the executor's order, on it or on the woken waiter
+     * ({@link CmFuture#settleThrough}). False: nothing was posted
      * (a cancelled future, a busy executor), complete as before. See {@link CmFuture}.
      */
     private static boolean postEarly(IdDriver d, CompletableFuture<Void> closedFirst, CmFuture<Object> future,
@@ -81,7 +82,7 @@ final class Completions {
         if (closedFirst != null && !(closedFirst instanceof CmFuture<Void> c && (c.isDone() || c.post(null, null)))) {
             return false;
         }
-        return future.post(value, null);
+        return future.postWithoutWaking(value, null);   // its waiters wake in settleThrough
     }
 
     /** FailFuture: the machine's failure as the typed exception, counted if it was the connect's. */

@@ -58,6 +58,78 @@ public final class SerialExecutor implements Executor {
     }
 
     /**
+     * Queues a settle without starting a drain, for a thread that will {@link #helpSettles help}:
+     * true if nothing drains now, so the caller must either have that helper or {@link #startDrain};
+     * false if a running drain will run it in its turn. Dispatcher thread (CmFuture.settleThrough).
+     */
+    public boolean queueSettle(Settle task) {
+        synchronized (queue) {
+            queue.add(task);
+            return !running;
+        }
+    }
+
+    /** Starts a drain on the base executor unless one runs or nothing is queued: the fallback of {@link #queueSettle}. */
+    public void startDrain() {
+        synchronized (queue) {
+            if (running || queue.isEmpty()) {
+                return;
+            }
+            running = true;
+        }
+        try {
+            base.execute(this::drain);
+        } catch (RuntimeException rejected) {
+            drain();
+        }
+    }
+
+    /**
+     * Runs the settles at the head of the queue on the calling thread, unless a drain is running; a
+     * callback behind them goes to a drain on the base executor as usual, so this never runs a
+     * callback. For the thread that was parked on a future whose settle the dispatcher queued with
+     * {@link #queueSettle} (CmFuture): it wakes anyway, and settling there costs no callback thread.
+     * Any thread but the dispatcher.
+     */
+    public void helpSettles() {
+        synchronized (queue) {
+            if (running) {
+                return;
+            }
+            running = true;
+        }
+        while (true) {
+            Runnable next;
+            synchronized (queue) {
+                next = queue.peek();
+                if (next == null) {
+                    running = false;
+                    return;
+                }
+                if (!(next instanceof Settle)) {
+                    break;   // still running: the drain below takes over
+                }
+                queue.poll();
+            }
+            try {
+                next.run();
+            } catch (RuntimeException | Error e) {
+                handOff();   // still running: the rest is the drain's, and the caller hears of the throw
+                throw e;
+            }
+        }
+        handOff();
+    }
+
+    private void handOff() {
+        try {
+            base.execute(this::drain);
+        } catch (RuntimeException rejected) {
+            drain();
+        }
+    }
+
+    /**
      * True if every task given so far that is not a {@link Settle} has finished running. Read by the
      * dispatcher, which gives an id's callbacks and completions, it stays true until a callback is
      * given again: what lets the dispatcher post a future's outcome to its waiters ahead of the

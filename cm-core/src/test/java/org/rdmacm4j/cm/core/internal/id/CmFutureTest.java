@@ -212,6 +212,136 @@ class CmFutureTest {
         }
     }
 
+    /** An executor that only counts and keeps what it is given, until {@link #runAll}. */
+    private static final class Holding implements java.util.concurrent.Executor {
+        final java.util.concurrent.ConcurrentLinkedQueue<Runnable> held = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+        @Override
+        public void execute(Runnable r) {
+            held.add(r);
+        }
+
+        void runAll() {
+            for (Runnable r; (r = held.poll()) != null; ) {
+                r.run();
+            }
+        }
+    }
+
+    @Test
+    void aThreadParkedInGetSettlesAFutureNothingDependsOnAndTheExecutorIsNotUsed() throws Exception {
+        Holding base = new Holding();
+        org.rdmacm4j.cm.core.internal.loop.SerialExecutor callbacks = new org.rdmacm4j.cm.core.internal.loop.SerialExecutor(base);
+        CmFuture<String> f = new CmFuture<>();
+        AtomicReference<Object> result = new AtomicReference<>();
+        Thread waiter = blockedIn(f, result);
+
+        assertThat(f.postWithoutWaking("value", null)).isTrue();
+        f.settleThrough(callbacks, f::settle, null);
+        waiter.join(TimeUnit.SECONDS.toMillis(WAIT_S));
+
+        assertThat(result.get()).isEqualTo("value");
+        assertThat(base.held).as("no task for the executor: the woken waiter settled").isEmpty();
+        // Settled: a stage attached without any CmFuture method sees the completed future.
+        assertThat(CompletableFuture.allOf(f).isDone()).isTrue();
+        assertThat(callbacks.callbacksDone()).isTrue();
+        // The executor's next task still runs (the waiter gave the executor back).
+        AtomicBoolean ran = new AtomicBoolean();
+        callbacks.execute(() -> ran.set(true));
+        base.runAll();
+        assertThat(ran).isTrue();
+    }
+
+    @Test
+    void aFutureWithADependentIsSettledByTheExecutorEvenWithAThreadParkedInGet() throws Exception {
+        Holding base = new Holding();
+        var callbacks = new org.rdmacm4j.cm.core.internal.loop.SerialExecutor(base);
+        CmFuture<String> f = new CmFuture<>();
+        AtomicReference<String> dependentRanOn = new AtomicReference<>();
+        CompletableFuture<String> dependent = f.thenApply(v -> {
+            dependentRanOn.set(Thread.currentThread().getName());
+            return v + "!";
+        });
+        AtomicReference<Object> result = new AtomicReference<>();
+        Thread waiter = blockedIn(f, result);
+
+        assertThat(f.postWithoutWaking("value", null)).isTrue();
+        f.settleThrough(callbacks, f::settle, null);
+        waiter.join(TimeUnit.SECONDS.toMillis(WAIT_S));
+        assertThat(result.get()).isEqualTo("value");
+        assertThat(dependent.isDone()).as("the dependent waits for the executor, as before").isFalse();
+        assertThat(base.held).hasSize(1);
+
+        Thread executor = Thread.ofPlatform().name("serial-executor").start(base::runAll);
+        executor.join(TimeUnit.SECONDS.toMillis(WAIT_S));
+        assertThat(dependent.get(WAIT_S, TimeUnit.SECONDS)).isEqualTo("value!");
+        assertThat(dependentRanOn.get()).isEqualTo("serial-executor");
+    }
+
+    @Test
+    void withNobodyParkedOrAWaiterThatTimedOutTheExecutorSettles() throws Exception {
+        Holding base = new Holding();
+        var callbacks = new org.rdmacm4j.cm.core.internal.loop.SerialExecutor(base);
+        CmFuture<String> f = new CmFuture<>();
+        assertThatThrownBy(() -> f.get(10, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);   // left
+        assertThat(f.postWithoutWaking("value", null)).isTrue();
+        f.settleThrough(callbacks, f::settle, null);
+        assertThat(f.getNow(null)).isEqualTo("value");
+        assertThat(CompletableFuture.allOf(f).isDone()).as("not settled yet: the executor's task is held").isFalse();
+        assertThat(base.held).hasSize(1);
+        base.runAll();
+        assertThat(CompletableFuture.allOf(f).isDone()).isTrue();
+    }
+
+    @Test
+    void aSettleQueuedBehindARunningDrainIsLeftToThatDrain() throws Exception {
+        Holding base = new Holding();
+        var callbacks = new org.rdmacm4j.cm.core.internal.loop.SerialExecutor(base);
+        callbacks.execute(() -> { });   // a callback: a drain is now due on the executor
+        CmFuture<String> f = new CmFuture<>();
+        AtomicReference<Object> result = new AtomicReference<>();
+        Thread waiter = blockedIn(f, result);
+        assertThat(f.postWithoutWaking("value", null)).isTrue();
+        f.settleThrough(callbacks, f::settle, null);
+        waiter.join(TimeUnit.SECONDS.toMillis(WAIT_S));
+        assertThat(result.get()).isEqualTo("value");
+        assertThat(CompletableFuture.allOf(f).isDone()).as("the waiter did not jump the callback").isFalse();
+        base.runAll();
+        assertThat(CompletableFuture.allOf(f).isDone()).isTrue();
+    }
+
+    @Test
+    void askingWaitersWhileTheyTimeOutNeverLosesTheSettle() throws Exception {
+        for (int round = 0; round < 1_000; round++) {
+            Holding base = new Holding();
+            var callbacks = new org.rdmacm4j.cm.core.internal.loop.SerialExecutor(base);
+            CmFuture<Integer> f = new CmFuture<>();
+            CountDownLatch go = new CountDownLatch(1);
+            AtomicReference<Object> got = new AtomicReference<>();
+            long waitNanos = round % 50 * 2_000L;
+            Thread w = Thread.ofPlatform().start(() -> {
+                await(go);
+                try {
+                    got.set(f.get(waitNanos, TimeUnit.NANOSECONDS));
+                } catch (Exception e) {
+                    got.set(e);
+                }
+            });
+            go.countDown();
+            if (round % 3 == 0) {
+                Thread.onSpinWait();
+            }
+            assertThat(f.postWithoutWaking(round, null)).isTrue();
+            f.settleThrough(callbacks, f::settle, null);
+            w.join(TimeUnit.SECONDS.toMillis(WAIT_S));
+            base.runAll();   // whatever the waiter left to the executor
+            assertThat(CompletableFuture.allOf(f).isDone()).as("round %d: settled by the waiter or the executor", round).isTrue();
+            Object g = got.get();
+            assertThat(g instanceof TimeoutException || Integer.valueOf(round).equals(g))
+                    .as("round %d: the value or a timeout, got %s", round, g).isTrue();
+        }
+    }
+
     private static void await(CountDownLatch l) {
         try {
             l.await();
