@@ -3,7 +3,9 @@
 # alternating, each running VerbsFloor warm (the verbs module under C's call pattern: K lone
 # connections, the window over FROM..K, a storm of N) and ConnectCost (rdmacm4j, W + K connections):
 # so a change to the bindings is measured apart from cm-core, and against what rdmacm4j sees.
-#   it/rig/guest.sh --timeout 2400 --out OUT -- env OUT=OUT A=a.jar B=b.jar [REPS=5] bash benchmarks/floor-ab.sh
+#   it/rig/guest.sh --timeout 2400 --out OUT -- env OUT=OUT A=a.jar B=b.jar [REPS=5] [PROGS="vfloor cc"] [PAUSE=0] bash benchmarks/floor-ab.sh
+# PROGS="cc" runs ConnectCost only (a change to cm-core); PAUSE seconds of rest before each run (the
+# run right after a VerbsFloor storm started slower, by 10-40 %, in s32-ab1).
 # Summary: python3 benchmarks/floor_ab_summary.py OUT
 set -u
 : "${OUT:?}" "${A:?}" "${B:?}"
@@ -18,13 +20,17 @@ note "prime rc $?"
 for rep in $(seq 1 "${REPS:-5}"); do
   if (( rep % 2 )); then order="a b"; else order="b a"; fi
   for v in ${order}; do
+    [[ " ${PROGS:-vfloor cc} " == *" vfloor "* ]] || continue
     j=${A}; [[ ${v} == b ]] && j=${B}
+    sleep "${PAUSE:-0}"
     f="${OUT}/vfloor-${v}-r${rep}.txt"
     timeout -k 5 600 java "${c1[@]}" -cp "${j}" org.rdmacm4j.benchmarks.VerbsFloor warm 192.0.2.1 192.0.2.3 $((port++)) 2000 1001 500 > "${f}" 2>&1
     note "vfloor ${v} r${rep} rc $? $(grep '^window connections' "${f}") $(grep '^storm' "${f}") p50 $(awk '$1=="latency_us" && $2>=1000 {print $3}' "${f}" | sort -g | awk '{a[NR]=$1} END {print a[int(NR/2)+1]}')"
   done
   for v in ${order}; do
+    [[ " ${PROGS:-vfloor cc} " == *" cc "* ]] || continue
     j=${A}; [[ ${v} == b ]] && j=${B}
+    sleep "${PAUSE:-0}"
     f="${OUT}/cc-${v}-r${rep}.txt"
     timeout -k 5 600 java "${c1[@]}" -cp "${j}" org.rdmacm4j.benchmarks.ConnectCost 192.0.2.1 192.0.2.3 $((port++)) 1000 1000 > "${f}" 2>&1
     note "cc ${v} r${rep} rc $? $(grep -E '^(process|connect_us)' "${f}" | tr '\n' ' ') $(grep 'rdmacm4j-dispat' "${f}" | grep user_us)"
