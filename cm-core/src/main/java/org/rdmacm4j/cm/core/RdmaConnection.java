@@ -42,7 +42,11 @@ public interface RdmaConnection {
     /** Close without waiting for the peer. Completes when everything is freed; idempotent. */
     CompletableFuture<Void> abort();
 
-    /** Completes when the connection is closed for any reason (local close, peer, error). */
+    /**
+     * Completes when the connection is closed for any reason (local close, peer, error). Each call
+     * returns a new future: completing or cancelling it does not touch the connection or another
+     * caller's future.
+     */
     CompletableFuture<Void> closeFuture();
 
     /**

@@ -29,7 +29,10 @@ public interface RdmaListener {
     /** True once closed (by {@link #close()}, by its RdmaCm, or after re-listening failed for good). */
     boolean isClosed();
 
-    /** Completes when the listener is closed for any reason. */
+    /**
+     * Completes when the listener is closed for any reason. Each call returns a new future:
+     * completing or cancelling it does not touch the listener or another caller's future.
+     */
     CompletableFuture<Void> closeFuture();
 
     /**

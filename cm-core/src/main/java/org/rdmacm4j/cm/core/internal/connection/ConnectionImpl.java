@@ -103,7 +103,7 @@ final class ConnectionImpl implements ConnectionEnd {
 
     @Override
     public CompletableFuture<Void> closeFuture() {
-        return closed.copy();
+        return closed.mirror();   // posted with it: a waiter wakes from the dispatcher (CmFuture.mirror)
     }
 
     @Override

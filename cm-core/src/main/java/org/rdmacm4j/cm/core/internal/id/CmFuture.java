@@ -48,7 +48,7 @@ import org.rdmacm4j.cm.core.internal.loop.SerialExecutor;
  *
  * <p>Longer than 400 lines because a CompletableFuture has that many ways to read, complete and wait
  * on it, and each must honour a posted outcome; the waiting (a stack of parked threads and the
- * settle they may be asked to run) is the rest.
+ * settle they may be asked to run) and the mirrors the close futures hand out are the rest.
  *
  * <h2>Who decides the outcome</h2>
  * {@code claim} is set once: either to a {@link Posted} outcome (then {@code complete},
@@ -90,6 +90,7 @@ public final class CmFuture<T> extends CompletableFuture<T> {
     private static final VarHandle CLAIM;
     private static final VarHandle WAITERS;
     private static final VarHandle ROLE;
+    private static final VarHandle MIRRORS;
 
     static {
         try {
@@ -97,6 +98,7 @@ public final class CmFuture<T> extends CompletableFuture<T> {
             CLAIM = l.findVarHandle(CmFuture.class, "claim", Object.class);
             WAITERS = l.findVarHandle(CmFuture.class, "waiters", Waiter.class);
             ROLE = l.findVarHandle(Waiter.class, "role", int.class);
+            MIRRORS = l.findVarHandle(CmFuture.class, "mirrors", Mirror.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -111,6 +113,12 @@ public final class CmFuture<T> extends CompletableFuture<T> {
     private volatile Waiter waiters;
     /** The serial executor a waiter asked to help settles ({@link #settleThrough}); written before the ask. */
     private volatile SerialExecutor helpWith;
+    /** The futures {@link #mirror} made, newest first (nodes never removed). */
+    @SuppressWarnings("unused")   // through MIRRORS
+    private volatile Mirror mirrors;
+
+    /** One {@link #mirror}, in a Treiber stack. */
+    private record Mirror(CmFuture<?> future, Mirror next) { }
 
     public CmFuture() {
     }
@@ -142,7 +150,59 @@ public final class CmFuture<T> extends CompletableFuture<T> {
      * anything wakes it. Dispatcher thread.
      */
     public boolean postWithoutWaking(Object value, Throwable failure) {
-        return CLAIM.compareAndSet(this, null, new Posted(value, failure));
+        if (!CLAIM.compareAndSet(this, null, new Posted(value, failure))) {
+            return false;
+        }
+        for (Mirror m = mirrors; m != null; m = m.next) {
+            m.future.postWithoutWaking(value, failure);   // a mirror registering now posts itself (mirror())
+        }
+        return true;
+    }
+
+    /**
+     * What {@link #copy()} gives (a future the application may complete or cancel without touching
+     * this one, completed with this one's outcome) that is also posted with this one: a thread
+     * waiting on it wakes from the dispatcher's post and may settle both ({@link #settleThrough}),
+     * where a copy, a dependent of this future, left this future's settle to a callback thread and
+     * its waiter to a second wake-up (issue 21: the accepted end's {@code closeFuture()} in every
+     * benchmark cycle). The relay that completes it from this one is registered before the mirror,
+     * so counting dependents never mistakes a relay for none. Any thread.
+     */
+    public CmFuture<T> mirror() {
+        CmFuture<T> m = new CmFuture<>();
+        super.whenComplete(m::settleOrRelay);
+        Mirror head;
+        do {
+            head = mirrors;
+        } while (!MIRRORS.compareAndSet(this, head, new Mirror(m, head)));
+        if (claim instanceof Posted p) {
+            m.postWithoutWaking(p.value, p.failure);   // posted before it registered: not in the post's walk
+        }
+        return m;
+    }
+
+    /** A mirror's relay: settle a posted outcome, else complete as {@link #copy()}'s would. */
+    private void settleOrRelay(T value, Throwable failure) {
+        if (claim instanceof Posted) {
+            settle();
+        } else if (failure == null) {
+            complete(value);
+        } else {
+            completeExceptionally(failure instanceof java.util.concurrent.CompletionException ? failure
+                    : new java.util.concurrent.CompletionException(failure));
+        }
+    }
+
+    /** No dependent but the relays of mirrors, and none on any mirror: what a helping waiter may settle. */
+    private boolean nothingDependsOn() {
+        int relays = 0;
+        for (Mirror m = mirrors; m != null; m = m.next) {
+            if (m.future.getNumberOfDependents() != 0) {
+                return false;
+            }
+            relays++;
+        }
+        return getNumberOfDependents() == relays;
     }
 
     /**
@@ -174,7 +234,7 @@ public final class CmFuture<T> extends CompletableFuture<T> {
      */
     public void settleThrough(SerialExecutor callbacks, SerialExecutor.Settle settle, CmFuture<?> postedWith) {
         if (callbacks.queueSettle(settle)
-                && !(getNumberOfDependents() == 0 && (postedWith == null || postedWith.getNumberOfDependents() == 0)
+                && !(nothingDependsOn() && (postedWith == null || postedWith.nothingDependsOn())
                      && (askAWaiterToHelp(callbacks) || postedWith != null && postedWith.askAWaiterToHelp(callbacks)))) {
             callbacks.startDrain();
         }
@@ -189,6 +249,11 @@ public final class CmFuture<T> extends CompletableFuture<T> {
         helpWith = callbacks;
         for (Waiter w = waiters; w != null; w = w.next) {
             if (w.thread != null && ROLE.compareAndSet(w, WAITING, HELPS)) {
+                return true;
+            }
+        }
+        for (Mirror m = mirrors; m != null; m = m.next) {
+            if (m.future.askAWaiterToHelp(callbacks)) {
                 return true;
             }
         }
@@ -457,12 +522,16 @@ public final class CmFuture<T> extends CompletableFuture<T> {
         }
     }
 
+    /** Unparks the threads waiting on this future and on its mirrors. */
     private void wakeWaiters() {
         for (Waiter w = waiters; w != null; w = w.next) {
             Thread t = w.thread;
             if (t != null) {
                 LockSupport.unpark(t);
             }
+        }
+        for (Mirror m = mirrors; m != null; m = m.next) {
+            m.future.wakeWaiters();
         }
     }
 }

@@ -133,7 +133,7 @@ final class ListenerImpl implements RdmaListener {
 
     @Override
     public CompletableFuture<Void> closeFuture() {
-        return closed.copy();
+        return closed.mirror();   // posted with it: a waiter wakes from the dispatcher (CmFuture.mirror)
     }
 
     @Override

@@ -342,6 +342,85 @@ class CmFutureTest {
         }
     }
 
+    @Test
+    void aMirrorIsPostedWithItsFutureAndItsWaiterSettlesBoth() throws Exception {
+        Holding base = new Holding();
+        var callbacks = new org.rdmacm4j.cm.core.internal.loop.SerialExecutor(base);
+        CmFuture<String> f = new CmFuture<>();
+        CmFuture<String> m = f.mirror();
+        AtomicReference<Object> result = new AtomicReference<>();
+        Thread waiter = blockedIn(m, result);
+
+        assertThat(f.postWithoutWaking("value", null)).isTrue();
+        assertThat(m.isDone()).as("posted with f").isTrue();
+        f.settleThrough(callbacks, f::settle, null);
+        waiter.join(TimeUnit.SECONDS.toMillis(WAIT_S));
+
+        assertThat(result.get()).isEqualTo("value");
+        assertThat(base.held).as("the mirror's waiter settled both").isEmpty();
+        assertThat(CompletableFuture.allOf(f).isDone()).isTrue();
+        assertThat(CompletableFuture.allOf(m).isDone()).isTrue();
+    }
+
+    @Test
+    void aMirrorMadeAfterThePostIsPostedAtOnceAndSettledWithItsFuture() throws Exception {
+        CmFuture<String> f = new CmFuture<>();
+        assertThat(f.post("value", null)).isTrue();
+        CmFuture<String> m = f.mirror();
+        assertThat(m.getNow(null)).isEqualTo("value");
+        assertThat(m.get(0, TimeUnit.SECONDS)).isEqualTo("value");
+        CompletableFuture<String> dependent = m.thenApply(v -> v + "!");
+        assertThat(dependent.isDone()).as("waits for the settle").isFalse();
+        f.settle();
+        assertThat(dependent.get(WAIT_S, TimeUnit.SECONDS)).isEqualTo("value!");
+        assertThat(f.mirror().join()).as("a mirror of a settled future").isEqualTo("value");
+    }
+
+    @Test
+    void aMirrorFollowsACompletionThatWasNotPostedAsACopyWould() {
+        CmFuture<String> completed = new CmFuture<>();
+        CmFuture<String> m1 = completed.mirror();
+        assertThat(m1.complete("the application's")).as("the application may complete its mirror").isTrue();
+        assertThat(completed.isDone()).as("without touching the future").isFalse();
+        CmFuture<String> m2 = completed.mirror();
+        assertThat(completed.complete("plain")).isTrue();
+        assertThat(m2.join()).isEqualTo("plain");
+        assertThat(m1.join()).isEqualTo("the application's");
+
+        IllegalStateException failure = new IllegalStateException("failed");
+        CmFuture<String> failed = new CmFuture<>();
+        CmFuture<String> m3 = failed.mirror();
+        failed.completeExceptionally(failure);
+        assertThatThrownBy(m3::join).isInstanceOf(CompletionException.class).hasCause(failure);
+
+        CmFuture<String> cancelled = new CmFuture<>();
+        CmFuture<String> m4 = cancelled.mirror();
+        assertThat(cancelled.cancel(false)).isTrue();
+        assertThatThrownBy(m4::join).isInstanceOf(CompletionException.class).hasCauseInstanceOf(CancellationException.class);
+    }
+
+    @Test
+    void aDependentOnAMirrorKeepsTheSettleOnTheExecutor() throws Exception {
+        Holding base = new Holding();
+        var callbacks = new org.rdmacm4j.cm.core.internal.loop.SerialExecutor(base);
+        CmFuture<String> f = new CmFuture<>();
+        AtomicReference<String> ranOn = new AtomicReference<>();
+        CompletableFuture<Void> dependent = f.mirror().thenAccept(v -> ranOn.set(Thread.currentThread().getName()));
+        AtomicReference<Object> result = new AtomicReference<>();
+        Thread waiter = blockedIn(f, result);
+
+        assertThat(f.postWithoutWaking("value", null)).isTrue();
+        f.settleThrough(callbacks, f::settle, null);
+        waiter.join(TimeUnit.SECONDS.toMillis(WAIT_S));
+        assertThat(result.get()).isEqualTo("value");
+        assertThat(base.held).hasSize(1);
+        assertThat(dependent.isDone()).isFalse();
+        Thread executor = Thread.ofPlatform().name("serial-executor").start(base::runAll);
+        executor.join(TimeUnit.SECONDS.toMillis(WAIT_S));
+        assertThat(dependent.isDone()).isTrue();
+        assertThat(ranOn.get()).isEqualTo("serial-executor");
+    }
+
     private static void await(CountDownLatch l) {
         try {
             l.await();
