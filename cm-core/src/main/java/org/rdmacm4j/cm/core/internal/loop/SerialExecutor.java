@@ -49,12 +49,7 @@ public final class SerialExecutor implements Executor {
             }
             running = true;
         }
-        try {
-            base.execute(this::drain);
-        } catch (RuntimeException rejected) {
-            // The executor is shut down (RdmaCm closing): run here rather than lose a completion.
-            drain();
-        }
+        drainOnBase();
     }
 
     /**
@@ -77,11 +72,7 @@ public final class SerialExecutor implements Executor {
             }
             running = true;
         }
-        try {
-            base.execute(this::drain);
-        } catch (RuntimeException rejected) {
-            drain();
-        }
+        drainOnBase();
     }
 
     /**
@@ -114,17 +105,19 @@ public final class SerialExecutor implements Executor {
             try {
                 next.run();
             } catch (RuntimeException | Error e) {
-                handOff();   // still running: the rest is the drain's, and the caller hears of the throw
+                drainOnBase();   // still running: the rest is the drain's, and the caller hears of the throw
                 throw e;
             }
         }
-        handOff();
+        drainOnBase();
     }
 
-    private void handOff() {
+    /** Runs the queue on the base executor; the caller has set {@code running}. */
+    private void drainOnBase() {
         try {
             base.execute(this::drain);
         } catch (RuntimeException rejected) {
+            // The executor is shut down (RdmaCm closing): run here rather than lose a completion.
             drain();
         }
     }
