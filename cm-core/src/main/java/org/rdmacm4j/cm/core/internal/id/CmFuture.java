@@ -146,8 +146,8 @@ public final class CmFuture<T> extends CompletableFuture<T> {
 
     /**
      * {@link #post}, except that the waiters are woken by {@link #settleThrough}, which the caller
-     * must call after a true return: so a thread parked in get/join can be asked to settle before
-     * anything wakes it. Dispatcher thread.
+     * must call after a true return (or {@link #wakeWaiters} if it settles another way): so a thread
+     * parked in get/join can be asked to settle before anything wakes it. Dispatcher thread.
      */
     public boolean postWithoutWaking(Object value, Throwable failure) {
         if (!CLAIM.compareAndSet(this, null, new Posted(value, failure))) {
@@ -188,8 +188,7 @@ public final class CmFuture<T> extends CompletableFuture<T> {
         } else if (failure == null) {
             complete(value);
         } else {
-            completeExceptionally(failure instanceof java.util.concurrent.CompletionException ? failure
-                    : new java.util.concurrent.CompletionException(failure));
+            completeExceptionally(failure instanceof CompletionException ? failure : new CompletionException(failure));
         }
     }
 
@@ -522,8 +521,11 @@ public final class CmFuture<T> extends CompletableFuture<T> {
         }
     }
 
-    /** Unparks the threads waiting on this future and on its mirrors. */
-    private void wakeWaiters() {
+    /**
+     * Unparks the threads waiting on this future and on its mirrors: after a {@link #postWithoutWaking}
+     * that no {@link #settleThrough} follows (Completions). Any thread.
+     */
+    void wakeWaiters() {
         for (Waiter w = waiters; w != null; w = w.next) {
             Thread t = w.thread;
             if (t != null) {

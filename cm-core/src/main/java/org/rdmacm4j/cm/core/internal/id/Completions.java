@@ -79,10 +79,17 @@ final class Completions {
         if (!d.callbacks.callbacksDone() || future.isDone()) {
             return false;
         }
-        if (closedFirst != null && !(closedFirst instanceof CmFuture<Void> c && (c.isDone() || c.post(null, null)))) {
+        CmFuture<Void> closed = closedFirst instanceof CmFuture<Void> c ? c : null;
+        if (closedFirst != null && !(closed != null && (closed.isDone() || closed.postWithoutWaking(null, null)))) {
             return false;
         }
-        return future.postWithoutWaking(value, null);   // its waiters wake in settleThrough
+        if (future.postWithoutWaking(value, null)) {
+            return true;   // both futures' waiters wake in settleThrough, after one of them may be asked to settle
+        }
+        if (closed != null) {
+            closed.wakeWaiters();   // posted above, or earlier (waking again is harmless): its waiters return now
+        }
+        return false;
     }
 
     /** FailFuture: the machine's failure as the typed exception, counted if it was the connect's. */

@@ -14,6 +14,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.rdmacm4j.cm.core.internal.loop.HoldingExecutor;
+import org.rdmacm4j.cm.core.internal.loop.SerialExecutor;
 
 /**
  * CmFuture's posted outcome: waiters wake from the post, dependents (however attached) run only
@@ -192,14 +194,7 @@ class CmFutureTest {
                 await(go);
                 a.set(f.join());
             });
-            Thread w2 = Thread.ofPlatform().start(() -> {
-                await(go);
-                try {
-                    b.set(f.get(WAIT_S, TimeUnit.SECONDS));
-                } catch (Exception e) {
-                    b.set(e);
-                }
-            });
+            Thread w2 = timedGetOnGo(go, f, TimeUnit.SECONDS.toNanos(WAIT_S), b);
             go.countDown();
             if (round % 2 == 0) {
                 Thread.onSpinWait();
@@ -212,35 +207,27 @@ class CmFutureTest {
         }
     }
 
-    /** An executor that only counts and keeps what it is given, until {@link #runAll}. */
-    private static final class Holding implements java.util.concurrent.Executor {
-        final java.util.concurrent.ConcurrentLinkedQueue<Runnable> held = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** What a thread parked in {@code f.get()} returns when the dispatcher posts "value" and settles through {@code callbacks}. */
+    private static Object parkedGetWhenPosted(CmFuture<String> f, SerialExecutor callbacks) throws InterruptedException {
+        AtomicReference<Object> result = new AtomicReference<>();
+        Thread waiter = blockedIn(f, result);
+        postAndSettleThrough(f, "value", callbacks);
+        waiter.join(TimeUnit.SECONDS.toMillis(WAIT_S));
+        return result.get();
+    }
 
-        @Override
-        public void execute(Runnable r) {
-            held.add(r);
-        }
-
-        void runAll() {
-            for (Runnable r; (r = held.poll()) != null; ) {
-                r.run();
-            }
-        }
+    /** The dispatcher's side of an early post: {@code f} posted without waking, then settled through {@code callbacks}. */
+    private static <T> void postAndSettleThrough(CmFuture<T> f, T value, SerialExecutor callbacks) {
+        assertThat(f.postWithoutWaking(value, null)).isTrue();
+        f.settleThrough(callbacks, f::settle, null);
     }
 
     @Test
     void aThreadParkedInGetSettlesAFutureNothingDependsOnAndTheExecutorIsNotUsed() throws Exception {
-        Holding base = new Holding();
-        org.rdmacm4j.cm.core.internal.loop.SerialExecutor callbacks = new org.rdmacm4j.cm.core.internal.loop.SerialExecutor(base);
+        HoldingExecutor base = new HoldingExecutor();
+        var callbacks = new SerialExecutor(base);
         CmFuture<String> f = new CmFuture<>();
-        AtomicReference<Object> result = new AtomicReference<>();
-        Thread waiter = blockedIn(f, result);
-
-        assertThat(f.postWithoutWaking("value", null)).isTrue();
-        f.settleThrough(callbacks, f::settle, null);
-        waiter.join(TimeUnit.SECONDS.toMillis(WAIT_S));
-
-        assertThat(result.get()).isEqualTo("value");
+        assertThat(parkedGetWhenPosted(f, callbacks)).isEqualTo("value");
         assertThat(base.held).as("no task for the executor: the woken waiter settled").isEmpty();
         // Settled: a stage attached without any CmFuture method sees the completed future.
         assertThat(CompletableFuture.allOf(f).isDone()).isTrue();
@@ -254,21 +241,15 @@ class CmFutureTest {
 
     @Test
     void aFutureWithADependentIsSettledByTheExecutorEvenWithAThreadParkedInGet() throws Exception {
-        Holding base = new Holding();
-        var callbacks = new org.rdmacm4j.cm.core.internal.loop.SerialExecutor(base);
+        HoldingExecutor base = new HoldingExecutor();
+        var callbacks = new SerialExecutor(base);
         CmFuture<String> f = new CmFuture<>();
         AtomicReference<String> dependentRanOn = new AtomicReference<>();
         CompletableFuture<String> dependent = f.thenApply(v -> {
             dependentRanOn.set(Thread.currentThread().getName());
             return v + "!";
         });
-        AtomicReference<Object> result = new AtomicReference<>();
-        Thread waiter = blockedIn(f, result);
-
-        assertThat(f.postWithoutWaking("value", null)).isTrue();
-        f.settleThrough(callbacks, f::settle, null);
-        waiter.join(TimeUnit.SECONDS.toMillis(WAIT_S));
-        assertThat(result.get()).isEqualTo("value");
+        assertThat(parkedGetWhenPosted(f, callbacks)).isEqualTo("value");
         assertThat(dependent.isDone()).as("the dependent waits for the executor, as before").isFalse();
         assertThat(base.held).hasSize(1);
 
@@ -280,12 +261,11 @@ class CmFutureTest {
 
     @Test
     void withNobodyParkedOrAWaiterThatTimedOutTheExecutorSettles() throws Exception {
-        Holding base = new Holding();
-        var callbacks = new org.rdmacm4j.cm.core.internal.loop.SerialExecutor(base);
+        HoldingExecutor base = new HoldingExecutor();
+        var callbacks = new SerialExecutor(base);
         CmFuture<String> f = new CmFuture<>();
         assertThatThrownBy(() -> f.get(10, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);   // left
-        assertThat(f.postWithoutWaking("value", null)).isTrue();
-        f.settleThrough(callbacks, f::settle, null);
+        postAndSettleThrough(f, "value", callbacks);
         assertThat(f.getNow(null)).isEqualTo("value");
         assertThat(CompletableFuture.allOf(f).isDone()).as("not settled yet: the executor's task is held").isFalse();
         assertThat(base.held).hasSize(1);
@@ -295,16 +275,11 @@ class CmFutureTest {
 
     @Test
     void aSettleQueuedBehindARunningDrainIsLeftToThatDrain() throws Exception {
-        Holding base = new Holding();
-        var callbacks = new org.rdmacm4j.cm.core.internal.loop.SerialExecutor(base);
+        HoldingExecutor base = new HoldingExecutor();
+        var callbacks = new SerialExecutor(base);
         callbacks.execute(() -> { });   // a callback: a drain is now due on the executor
         CmFuture<String> f = new CmFuture<>();
-        AtomicReference<Object> result = new AtomicReference<>();
-        Thread waiter = blockedIn(f, result);
-        assertThat(f.postWithoutWaking("value", null)).isTrue();
-        f.settleThrough(callbacks, f::settle, null);
-        waiter.join(TimeUnit.SECONDS.toMillis(WAIT_S));
-        assertThat(result.get()).isEqualTo("value");
+        assertThat(parkedGetWhenPosted(f, callbacks)).isEqualTo("value");
         assertThat(CompletableFuture.allOf(f).isDone()).as("the waiter did not jump the callback").isFalse();
         base.runAll();
         assertThat(CompletableFuture.allOf(f).isDone()).isTrue();
@@ -313,26 +288,17 @@ class CmFutureTest {
     @Test
     void askingWaitersWhileTheyTimeOutNeverLosesTheSettle() throws Exception {
         for (int round = 0; round < 1_000; round++) {
-            Holding base = new Holding();
-            var callbacks = new org.rdmacm4j.cm.core.internal.loop.SerialExecutor(base);
+            HoldingExecutor base = new HoldingExecutor();
+            var callbacks = new SerialExecutor(base);
             CmFuture<Integer> f = new CmFuture<>();
             CountDownLatch go = new CountDownLatch(1);
             AtomicReference<Object> got = new AtomicReference<>();
-            long waitNanos = round % 50 * 2_000L;
-            Thread w = Thread.ofPlatform().start(() -> {
-                await(go);
-                try {
-                    got.set(f.get(waitNanos, TimeUnit.NANOSECONDS));
-                } catch (Exception e) {
-                    got.set(e);
-                }
-            });
+            Thread w = timedGetOnGo(go, f, round % 50 * 2_000L, got);
             go.countDown();
             if (round % 3 == 0) {
                 Thread.onSpinWait();
             }
-            assertThat(f.postWithoutWaking(round, null)).isTrue();
-            f.settleThrough(callbacks, f::settle, null);
+            postAndSettleThrough(f, round, callbacks);
             w.join(TimeUnit.SECONDS.toMillis(WAIT_S));
             base.runAll();   // whatever the waiter left to the executor
             assertThat(CompletableFuture.allOf(f).isDone()).as("round %d: settled by the waiter or the executor", round).isTrue();
@@ -344,8 +310,8 @@ class CmFutureTest {
 
     @Test
     void aMirrorIsPostedWithItsFutureAndItsWaiterSettlesBoth() throws Exception {
-        Holding base = new Holding();
-        var callbacks = new org.rdmacm4j.cm.core.internal.loop.SerialExecutor(base);
+        HoldingExecutor base = new HoldingExecutor();
+        var callbacks = new SerialExecutor(base);
         CmFuture<String> f = new CmFuture<>();
         CmFuture<String> m = f.mirror();
         AtomicReference<Object> result = new AtomicReference<>();
@@ -360,6 +326,30 @@ class CmFutureTest {
         assertThat(base.held).as("the mirror's waiter settled both").isEmpty();
         assertThat(CompletableFuture.allOf(f).isDone()).isTrue();
         assertThat(CompletableFuture.allOf(m).isDone()).isTrue();
+    }
+
+    @Test
+    void aWaiterOnTheClosedFuturesMirrorSettlesAStepThatEndedTheId() throws Exception {
+        // Completions' shape for a close: the closed future and the close() future posted without
+        // waking, one settle for both; the only thread waiting is on closeFuture()'s mirror.
+        HoldingExecutor base = new HoldingExecutor();
+        var callbacks = new SerialExecutor(base);
+        CmFuture<String> closed = new CmFuture<>();
+        CmFuture<String> closing = new CmFuture<>();
+        AtomicReference<Object> result = new AtomicReference<>();
+        Thread waiter = blockedIn(closed.mirror(), result);
+
+        assertThat(closed.postWithoutWaking("closed", null)).isTrue();
+        assertThat(closing.postWithoutWaking("value", null)).isTrue();
+        closing.settleThrough(callbacks, () -> {
+            closed.settle();
+            closing.settle();
+        }, closed);
+        waiter.join(TimeUnit.SECONDS.toMillis(WAIT_S));
+
+        assertThat(result.get()).isEqualTo("closed");
+        assertThat(base.held).as("the mirror's waiter was asked, before anything woke it").isEmpty();
+        assertThat(CompletableFuture.allOf(closed, closing).isDone()).isTrue();
     }
 
     @Test
@@ -401,24 +391,30 @@ class CmFutureTest {
 
     @Test
     void aDependentOnAMirrorKeepsTheSettleOnTheExecutor() throws Exception {
-        Holding base = new Holding();
-        var callbacks = new org.rdmacm4j.cm.core.internal.loop.SerialExecutor(base);
+        HoldingExecutor base = new HoldingExecutor();
+        var callbacks = new SerialExecutor(base);
         CmFuture<String> f = new CmFuture<>();
         AtomicReference<String> ranOn = new AtomicReference<>();
         CompletableFuture<Void> dependent = f.mirror().thenAccept(v -> ranOn.set(Thread.currentThread().getName()));
-        AtomicReference<Object> result = new AtomicReference<>();
-        Thread waiter = blockedIn(f, result);
-
-        assertThat(f.postWithoutWaking("value", null)).isTrue();
-        f.settleThrough(callbacks, f::settle, null);
-        waiter.join(TimeUnit.SECONDS.toMillis(WAIT_S));
-        assertThat(result.get()).isEqualTo("value");
+        assertThat(parkedGetWhenPosted(f, callbacks)).isEqualTo("value");
         assertThat(base.held).hasSize(1);
         assertThat(dependent.isDone()).isFalse();
         Thread executor = Thread.ofPlatform().name("serial-executor").start(base::runAll);
         executor.join(TimeUnit.SECONDS.toMillis(WAIT_S));
         assertThat(dependent.isDone()).isTrue();
         assertThat(ranOn.get()).isEqualTo("serial-executor");
+    }
+
+    /** A thread that, once {@code go} opens, puts {@code f.get(nanos)}'s value or exception in {@code into}. */
+    private static Thread timedGetOnGo(CountDownLatch go, CmFuture<Integer> f, long nanos, AtomicReference<Object> into) {
+        return Thread.ofPlatform().start(() -> {
+            await(go);
+            try {
+                into.set(f.get(nanos, TimeUnit.NANOSECONDS));
+            } catch (Exception e) {
+                into.set(e);
+            }
+        });
     }
 
     private static void await(CountDownLatch l) {

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Executor;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,25 +13,9 @@ import org.junit.jupiter.api.Test;
  * never runs a callback and never runs beside a drain.
  */
 class SerialExecutorTest {
-    /** Keeps what it is given until {@link #runAll}, on the calling thread. */
-    private static final class Holding implements Executor {
-        final ConcurrentLinkedQueue<Runnable> held = new ConcurrentLinkedQueue<>();
-
-        @Override
-        public void execute(Runnable r) {
-            held.add(r);
-        }
-
-        void runAll() {
-            for (Runnable r; (r = held.poll()) != null; ) {
-                r.run();
-            }
-        }
-    }
-
     @Test
     void aHelperRunsQueuedSettlesInOrderOnItsOwnThread() {
-        Holding base = new Holding();
+        HoldingExecutor base = new HoldingExecutor();
         SerialExecutor serial = new SerialExecutor(base);
         List<String> ran = new ArrayList<>();
         assertThat(serial.queueSettle(() -> ran.add("first " + Thread.currentThread().getName()))).as("nothing drains").isTrue();
@@ -53,7 +35,7 @@ class SerialExecutorTest {
 
     @Test
     void aHelperStopsAtACallbackAndHandsTheRestToTheBaseExecutor() throws InterruptedException {
-        Holding base = new Holding();
+        HoldingExecutor base = new HoldingExecutor();
         SerialExecutor serial = new SerialExecutor(base);
         List<String> ran = new ArrayList<>();
         Thread helper = Thread.currentThread();
@@ -80,7 +62,7 @@ class SerialExecutorTest {
 
     @Test
     void aSettleQueuedWhileADrainIsDueIsTheDrainsAndStartDrainIsTheFallback() {
-        Holding base = new Holding();
+        HoldingExecutor base = new HoldingExecutor();
         SerialExecutor serial = new SerialExecutor(base);
         List<String> ran = new ArrayList<>();
         serial.execute(() -> ran.add("callback"));
@@ -101,7 +83,7 @@ class SerialExecutorTest {
 
     @Test
     void aSettleThatThrowsReachesTheHelperAndTheRestStillRuns() {
-        Holding base = new Holding();
+        HoldingExecutor base = new HoldingExecutor();
         SerialExecutor serial = new SerialExecutor(base);
         List<String> ran = new ArrayList<>();
         serial.queueSettle(() -> {
