@@ -15,7 +15,8 @@
 #      (tsc, the default, or kernel: the guest's clocksource, see rig_clock_cmdline in rig-lib.sh);
 #      RDMACM4J_GUEST_TCG (multi, the default, or single: QEMU's -accel tcg,thread=...),
 #      RDMACM4J_GUEST_SMP (vCPUs, default 2), RDMACM4J_GUEST_CPU (QEMU -cpu model, default max):
-#      see rig_qemu_cpu_words in rig-lib.sh and docs/jit-stress.md.
+#      see rig_qemu_cpu_words in rig-lib.sh and docs/jit-stress.md. RDMACM4J_GUEST_PLUGIN: a TCG
+#      plugin for QEMU's -plugin (FILE.so[,ARG=VALUE...]; benchmarks/insn-count.sh's counter).
 set -euo pipefail
 rigdir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "${rigdir}/../.." && pwd)
@@ -68,11 +69,13 @@ ENV
 clock_words=$(rig_clock_cmdline)   # dies here on a bad RDMACM4J_GUEST_CLOCK
 cpu_line=$(rig_qemu_cpu_words)     # dies here on a bad RDMACM4J_GUEST_TCG/SMP/CPU
 read -r -a cpu_words <<< "${cpu_line}"
+plugin_words=()
+[[ -z "${RDMACM4J_GUEST_PLUGIN:-}" ]] || plugin_words=(-plugin "${RDMACM4J_GUEST_PLUGIN}")
 boot_timeout="${RDMACM4J_BOOT_TIMEOUT:-240}"
 console="${out}/console.log"
 : > "${console}"
 echo "rig: booting ${RIG_KVER} under QEMU/TCG (${cpu_words[*]}); results in ${out}" >&2
-qemu-system-x86_64 "${cpu_words[@]}" -m "${RDMACM4J_GUEST_MEM:-4096}" \
+qemu-system-x86_64 "${cpu_words[@]}" "${plugin_words[@]}" -m "${RDMACM4J_GUEST_MEM:-4096}" \
   -nographic -no-reboot -nic none -serial "file:${console}" -monitor none -display none \
   -kernel "${RIG_VMLINUZ}" -initrd "${RIG_INITRAMFS}" \
   -append "console=ttyS0 quiet loglevel=3 panic=-1 rdmacm4j.out=${out} rdmacm4j.setup=${rigdir}/guest-setup.sh rdmacm4j.repo=${repo} ${clock_words}" \

@@ -15,6 +15,8 @@
  *   window connections W wall_us X cpu_user_us U cpu_sys_us S run_us R runq_us Q
  *   thread COMM TID run_us R runq_us Q slices C
  * A wait on perf's ack has a deadline (10 s: then the program says so and goes on).
+ * Each end also executes a marker NOP that insn_count.c (the QEMU plugin of benchmarks/insn-count.sh)
+ * recognises: the guest's instruction counts at the window's two ends.
  */
 #ifndef CM_WINDOW_H
 #define CM_WINDOW_H
@@ -29,6 +31,13 @@
 #include <unistd.h>
 
 #define WINDOW_MAX_THREADS 64
+
+/* nopl disp32(%rax) with the displacement "RDMO" / "RDMC": a NOP unless insn_count.c is loaded. */
+#if defined(__x86_64__)
+#define WINDOW_INSN_MARK(kind) __asm__ volatile(".byte 0x0f, 0x1f, 0x80, 0x52, 0x44, 0x4d, %c0" :: "i"(kind) : "memory")
+#else
+#define WINDOW_INSN_MARK(kind) do { } while (0)
+#endif
 
 struct window_thread {
 	int tid;
@@ -156,6 +165,7 @@ static void window_open(struct window *w)
 	window_stat(&w->utime, &w->stime);
 	w->nthreads = window_threads(w->threads);
 	window_perf("enable\n");
+	WINDOW_INSN_MARK('O');
 	w->start_s = window_now_s();
 	printf("window_start_monotonic_ns %.0f\n", w->start_s * 1e9);
 }
@@ -166,6 +176,7 @@ static void window_close(struct window *w, long connections)
 	unsigned long long utime, stime, run = 0, wait = 0;
 	double wall = window_now_s() - w->start_s, per = connections;
 	int n, i, j;
+	WINDOW_INSN_MARK('C');
 	window_perf("disable\n");
 	window_stat(&utime, &stime);
 	n = window_threads(now);

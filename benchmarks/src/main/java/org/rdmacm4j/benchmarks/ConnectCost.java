@@ -84,6 +84,7 @@ public final class ConnectCost {
                     before = threadTicks();
                     processBefore = ticks(Path.of("/proc/self/stat"));
                     marker("start");
+                    InsnMark.open();
                 }
                 long c0 = System.nanoTime();
                 RdmaConnection c = await(cm.connect(at, options, ConnectionHandler.none()));
@@ -110,6 +111,7 @@ public final class ConnectCost {
                     throw new IllegalStateException("connection " + i + " was never accepted");
                 }
             }
+            InsnMark.close();
             marker("end");
             Map<String, long[]> after = threadTicks();
             for (var e : after.entrySet()) {

@@ -2,6 +2,7 @@ package org.rdmacm4j.benchmarks;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +21,8 @@ import java.util.stream.Stream;
  * time on a CPU, the run-queue wait and the number of slices ({@code /proc/self/task/T/schedstat}),
  * the descriptors that point to /dev/infiniband, and perf switched on and off around the window when
  * {@code BENCH_PERF_CTL} / {@code BENCH_PERF_ACK} name its control fifos. One thread opens and closes
- * a window (the benchmark's main thread).
+ * a window (the benchmark's main thread). Each end also executes {@link InsnMark}'s marker, for the
+ * instruction counts of {@code benchmarks/insn-count.sh}.
  */
 final class Window {
     private static final long USER_HZ = 100;    // /proc's clock ticks on Linux
@@ -36,9 +38,14 @@ final class Window {
         printInfinibandFds();
         cpu = processCpuTicks();
         threads = threads();
+        // the JVM's own clock (-XX:+PrintCompilation's, -Xlog's uptime), to place its lines in the
+        // window; read before the window (the first read loads the management classes)
+        long uptimeMs = ManagementFactory.getRuntimeMXBean().getUptime();
         perf("enable\n");
+        InsnMark.open();
         startNanos = System.nanoTime();
         System.out.println("window_start_monotonic_ns " + startNanos);
+        System.out.println("window_start_jvm_uptime_ms " + uptimeMs);
     }
 
     static Window open() throws IOException {
@@ -48,10 +55,12 @@ final class Window {
 
     void close(long connections) throws IOException {
         long wallNanos = System.nanoTime() - startNanos;
+        InsnMark.close();
         perf("disable\n");
         long[] cpuNow = processCpuTicks();
         Map<Integer, Sched> now = threads();
         System.out.println("window_end_monotonic_ns " + (startNanos + wallNanos));
+        System.out.println("window_end_jvm_uptime_ms " + ManagementFactory.getRuntimeMXBean().getUptime());
         double per = connections;
         long run = 0;
         long wait = 0;
