@@ -9,7 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.rdmacm4j.cm.core.internal.loop.LibraryThread;
 import org.rdmacm4j.cm.core.internal.loop.SerialExecutor;
@@ -47,8 +47,10 @@ import org.rdmacm4j.cm.core.internal.loop.SerialExecutor;
  * CompletableFuture runs on the attaching thread; the settling thread is no worse.
  *
  * <p>Longer than 400 lines because a CompletableFuture has that many ways to read, complete and wait
- * on it, and each must honour a posted outcome; the waiting (a stack of parked threads and the
- * settle they may be asked to run) and the mirrors the close futures hand out are the rest.
+ * on it, and each must honour a posted outcome; the mirrors the close futures hand out are the rest.
+ * The mirrors stay here because posting, asking and waking a mirror call back into this class, which
+ * a class of their own could not name (LayersTest: no two files use each other). The parked threads,
+ * and the settle one may be asked to run, are {@link ParkedWaiters}'.
  *
  * <h2>Who decides the outcome</h2>
  * {@code claim} is set once: either to a {@link Posted} outcome (then {@code complete},
@@ -62,42 +64,18 @@ public final class CmFuture<T> extends CompletableFuture<T> {
 
     /** The claim of a completion that did not come through {@link #post}: the CompletableFuture decides. */
     private static final Object DELEGATED = new Object();
-    /** What {@link #awaitClaim} returns when an interruptible wait was interrupted (never a claim). */
-    private static final Object INTERRUPTED = new Object();
-
-    /**
-     * A thread blocked in get/join while nothing is claimed; {@code thread} is cleared when it leaves.
-     * {@code role} is WAITING until either the thread leaves (LEFT) or the dispatcher asks it to
-     * settle the future on its way out (HELPS); one CAS decides, so the settle is never left to a
-     * thread that has already gone.
-     */
-    private static final class Waiter {
-        volatile Thread thread;
-        final Waiter next;
-        @SuppressWarnings("unused")   // through ROLE
-        volatile int role;
-
-        Waiter(Thread thread, Waiter next) {
-            this.thread = thread;
-            this.next = next;
-        }
-    }
-
-    private static final int WAITING = 0;
-    private static final int LEFT = 1;
-    private static final int HELPS = 2;
+    /** What a parked waiter reads, as one function made once: a wait allocates nothing for it. */
+    private static final Function<CmFuture<?>, Object> CLAIM_OR_DONE = CmFuture::claimOrDone;
 
     private static final VarHandle CLAIM;
-    private static final VarHandle WAITERS;
-    private static final VarHandle ROLE;
+    private static final VarHandle PARKED;
     private static final VarHandle MIRRORS;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             CLAIM = l.findVarHandle(CmFuture.class, "claim", Object.class);
-            WAITERS = l.findVarHandle(CmFuture.class, "waiters", Waiter.class);
-            ROLE = l.findVarHandle(Waiter.class, "role", int.class);
+            PARKED = l.findVarHandle(CmFuture.class, "parked", ParkedWaiters.class);
             MIRRORS = l.findVarHandle(CmFuture.class, "mirrors", Mirror.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -108,11 +86,8 @@ public final class CmFuture<T> extends CompletableFuture<T> {
     /** null while undecided; a {@link Posted}; or {@link #DELEGATED}. Set once (CAS). */
     @SuppressWarnings("unused")   // through CLAIM
     private volatile Object claim;
-    /** Threads parked in {@link #awaitClaim}, newest first (a Treiber stack, nodes never removed). */
-    @SuppressWarnings("unused")   // through WAITERS
-    private volatile Waiter waiters;
-    /** The serial executor a waiter asked to help settles ({@link #settleThrough}); written before the ask. */
-    private volatile SerialExecutor helpWith;
+    /** The threads parked in {@link #awaitClaim}; null until the first one ({@link #parkedWaiters}). Set once (CAS). */
+    private volatile ParkedWaiters parked;
     /** The futures {@link #mirror} made, newest first (nodes never removed). */
     @SuppressWarnings("unused")   // through MIRRORS
     private volatile Mirror mirrors;
@@ -245,11 +220,9 @@ public final class CmFuture<T> extends CompletableFuture<T> {
 
     /** Asks one thread still parked in get/join to settle on its way out; false if none is (or all left). */
     private boolean askAWaiterToHelp(SerialExecutor callbacks) {
-        helpWith = callbacks;
-        for (Waiter w = waiters; w != null; w = w.next) {
-            if (w.thread != null && ROLE.compareAndSet(w, WAITING, HELPS)) {
-                return true;
-            }
+        ParkedWaiters p = parked;
+        if (p != null && p.askOneToHelp(callbacks)) {
+            return true;
         }
         for (Mirror m = mirrors; m != null; m = m.next) {
             if (m.future.askAWaiterToHelp(callbacks)) {
@@ -426,7 +399,7 @@ public final class CmFuture<T> extends CompletableFuture<T> {
     public T get() throws InterruptedException, ExecutionException {
         LibraryThread.refuseBlocking("get()");
         Object c = awaitClaim(true, 0L);
-        if (c == INTERRUPTED) {
+        if (c == ParkedWaiters.INTERRUPTED) {
             throw new InterruptedException();
         }
         if (c instanceof Posted p) {
@@ -441,7 +414,7 @@ public final class CmFuture<T> extends CompletableFuture<T> {
         long nanos = unit.toNanos(timeout);
         long deadline = System.nanoTime() + nanos;
         Object c = awaitClaim(true, nanos <= 0 ? -1L : deadline);
-        if (c == INTERRUPTED) {
+        if (c == ParkedWaiters.INTERRUPTED) {
             throw new InterruptedException();
         }
         if (c instanceof Posted p) {
@@ -464,61 +437,36 @@ public final class CmFuture<T> extends CompletableFuture<T> {
     /**
      * Parks until the future is claimed (by a post or any other completion) and returns the claim;
      * null when {@code deadline} passed first ({@code deadline}: 0 = none, -1 = already passed,
-     * else a {@code System.nanoTime()} instant), {@link #INTERRUPTED} when an interruptible wait was
-     * interrupted (the flag cleared, as {@code get} does). A future already completed outside this
-     * class's claim counts as delegated. An uninterruptible wait keeps the interrupt for the caller.
+     * else a {@code System.nanoTime()} instant), {@link ParkedWaiters#INTERRUPTED} when an
+     * interruptible wait was interrupted ({@link ParkedWaiters#await}). A future already completed
+     * outside this class's claim counts as delegated.
      */
     private Object awaitClaim(boolean interruptible, long deadline) {
+        Object c = claimOrDone();
+        if (c != null || deadline == -1L) {
+            return c;
+        }
+        return parkedWaiters().await(this, CLAIM_OR_DONE, interruptible, deadline);
+    }
+
+    /** The claim; else {@link #DELEGATED} if the CompletableFuture completed outside it; else null. */
+    private Object claimOrDone() {
         Object c = claim;
-        if (c != null || super.isDone()) {
-            return c != null ? c : DELEGATED;
+        return c != null ? c : super.isDone() ? DELEGATED : null;
+    }
+
+    /**
+     * This future's parked waiters, made by the first thread that has to wait (why not with the
+     * future: {@link ParkedWaiters}); one that loses the race to make them takes the winner's. A
+     * thread in get/join.
+     */
+    private ParkedWaiters parkedWaiters() {
+        ParkedWaiters p = parked;
+        if (p == null) {
+            ParkedWaiters made = new ParkedWaiters();
+            p = PARKED.compareAndSet(this, null, made) ? made : parked;
         }
-        if (deadline == -1L) {
-            return null;
-        }
-        Thread me = Thread.currentThread();
-        Waiter w;
-        Waiter head;
-        do {
-            head = waiters;
-            w = new Waiter(me, head);
-        } while (!WAITERS.compareAndSet(this, head, w));
-        boolean interrupted = false;
-        boolean claimed = false;
-        try {
-            while ((c = claim) == null && !super.isDone()) {
-                if (deadline == 0L) {
-                    LockSupport.park(this);
-                } else {
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0L) {
-                        return null;
-                    }
-                    LockSupport.parkNanos(this, left);
-                }
-                if (Thread.interrupted()) {
-                    if (interruptible) {
-                        return INTERRUPTED;
-                    }
-                    interrupted = true;
-                }
-            }
-            claimed = true;
-            return c != null ? c : DELEGATED;
-        } finally {
-            w.thread = null;
-            if (!ROLE.compareAndSet(w, WAITING, LEFT)) {
-                helpWith.helpSettles();   // asked (HELPS): the dispatcher counts on this thread for the settle
-            }
-            if (!claimed) {
-                // Leaving undecided (deadline, interrupt): drop our node if it is still the newest, so
-                // a caller polling with get(timeout) does not grow the stack; others stay, cleared.
-                WAITERS.compareAndSet(this, w, w.next);
-            }
-            if (interrupted) {
-                me.interrupt();
-            }
-        }
+        return p;
     }
 
     /**
@@ -526,11 +474,9 @@ public final class CmFuture<T> extends CompletableFuture<T> {
      * that no {@link #settleThrough} follows (Completions). Any thread.
      */
     void wakeWaiters() {
-        for (Waiter w = waiters; w != null; w = w.next) {
-            Thread t = w.thread;
-            if (t != null) {
-                LockSupport.unpark(t);
-            }
+        ParkedWaiters p = parked;
+        if (p != null) {
+            p.unparkAll();
         }
         for (Mirror m = mirrors; m != null; m = m.next) {
             m.future.wakeWaiters();
