@@ -11,13 +11,17 @@
  * "RDMO" (a window opens) or "RDMC" (it closes); window.h and the Java benchmarks' Window execute
  * them, in user space. Each marker executed appends one line to out:
  *
- *   mark open|close kernel K user U
+ *   mark open|close kernel K user U kernel_blocks KB user_blocks UB kernel_translated KT user_translated UT
  *
  * K and U the instructions all vCPUs have executed since boot (each translation block's count
  * added when it starts, so a block left early by an interrupt counts whole: an overcount of a few
  * instructions per interrupt, the same for every program). Whole guest, not one process: the
  * windows run on an otherwise idle guest, and the kernel's RDMA work (rdma_rxe's tasklets and
- * workqueues) belongs to the connection whoever's thread runs it.
+ * workqueues) belongs to the connection whoever's thread runs it. KB and UB the translation blocks
+ * executed (a block ends at each jump, call or return: TCG's cost per block is well above its cost
+ * per instruction), KT and UT the instructions TCG translated (its own work, for code run the first
+ * time or again after a write to its page; the JVM writes to its code cache when it compiles and
+ * patches).
  *
  * With profile=DIR as well, every translation block's executions between an open and a close mark
  * are counted too, and the close mark writes DIR/prof-N.txt (N = 1, 2, ... per window): one line
@@ -67,7 +71,9 @@ __attribute__((visibility("default"))) int qemu_plugin_version = 1;
 struct vcpu_count {
 	uint64_t kernel;
 	uint64_t user;
-	char pad[48];   /* a cache line each */
+	uint64_t kernel_blocks;   /* translation blocks executed */
+	uint64_t user_blocks;
+	char pad[32];   /* a cache line each */
 };
 static struct vcpu_count counts[MAX_VCPUS];
 static FILE *out;
@@ -79,6 +85,10 @@ struct block {
 	uint64_t hits;      /* executions while a window is open (profile= only) */
 	struct block *next;
 };
+/* Instructions translated, user [0] and kernel [1]: TCG's own work, which the guest's times include
+ * and its instruction counts do not (code run for the first time, or again after a write to its
+ * page threw its translations away: the JVM writes to its code cache when it compiles and patches). */
+static uint64_t translated[2];
 static const char *profile_dir;
 static struct block *blocks;   /* every translation, newest first; pushed under blocks_lock */
 static int blocks_lock;
@@ -92,10 +102,13 @@ static void tb_exec(unsigned int vcpu, void *udata)
 	uint64_t v = (uint64_t)(uintptr_t)udata;
 	if (vcpu >= MAX_VCPUS)
 		return;
-	if (v & KERNEL_BIT)
+	if (v & KERNEL_BIT) {
 		counts[vcpu].kernel += v & ~KERNEL_BIT;
-	else
+		counts[vcpu].kernel_blocks++;
+	} else {
 		counts[vcpu].user += v;
+		counts[vcpu].user_blocks++;
+	}
 }
 
 static void tb_exec_profiled(unsigned int vcpu, void *udata)
@@ -129,18 +142,23 @@ static void write_profile(void)
 
 static void mark(unsigned int vcpu, void *udata)
 {
-	uint64_t kernel = 0, user = 0;
+	uint64_t kernel = 0, user = 0, kernel_blocks = 0, user_blocks = 0;
 	(void)vcpu;
 	for (int i = 0; i < MAX_VCPUS; i++) {
 		kernel += __atomic_load_n(&counts[i].kernel, __ATOMIC_RELAXED);
 		user += __atomic_load_n(&counts[i].user, __ATOMIC_RELAXED);
+		kernel_blocks += __atomic_load_n(&counts[i].kernel_blocks, __ATOMIC_RELAXED);
+		user_blocks += __atomic_load_n(&counts[i].user_blocks, __ATOMIC_RELAXED);
 	}
 	if (profile_dir != NULL && strcmp(udata, "close") == 0) {
 		profiling = 0;
 		write_profile();
 	}
-	fprintf(out, "mark %s kernel %llu user %llu\n", (const char *)udata,
-		(unsigned long long)kernel, (unsigned long long)user);
+	fprintf(out, "mark %s kernel %llu user %llu kernel_blocks %llu user_blocks %llu"
+		" kernel_translated %llu user_translated %llu\n", (const char *)udata,
+		(unsigned long long)kernel, (unsigned long long)user, (unsigned long long)kernel_blocks,
+		(unsigned long long)user_blocks, (unsigned long long)__atomic_load_n(&translated[1], __ATOMIC_RELAXED),
+		(unsigned long long)__atomic_load_n(&translated[0], __ATOMIC_RELAXED));
 	fflush(out);
 	if (profile_dir != NULL && strcmp(udata, "open") == 0)
 		profiling = 1;
@@ -151,6 +169,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	size_t n = qemu_plugin_tb_n_insns(tb);
 	uint64_t kernel = qemu_plugin_tb_vaddr(tb) >= KERNEL_START ? KERNEL_BIT : 0;
 	(void)id;
+	__atomic_fetch_add(&translated[kernel ? 1 : 0], n, __ATOMIC_RELAXED);
 	if (profile_dir == NULL) {
 		qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec, QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)(n | kernel));
 	} else {

@@ -53,6 +53,7 @@ public final class ConnectCost {
         var from = new InetSocketAddress(InetAddress.getByName(args[1]), 0);
         int warmup = Integer.parseInt(args[3]);
         int k = Integer.parseInt(args[4]);
+        InsnMark.prepare();
         run(at, from, warmup, k);
         System.exit(0);
     }

@@ -50,6 +50,15 @@ final class InsnMark {
 
     private InsnMark() { }
 
+    /**
+     * Makes the markers now, at a program's start: made at a window's first mark instead, their
+     * downcall linking (hidden classes, tens of methods for C1 to compile afterwards) ran into the
+     * window (s33-jit2: 30 of its 65 compilations).
+     */
+    static void prepare() {
+        // the class initializer did the work
+    }
+
     /** True if the markers were made (x86_64, an executable page): otherwise open/close do nothing. */
     static boolean available() {
         return OPEN_MARK != null && CLOSE_MARK != null;
@@ -103,8 +112,14 @@ final class InsnMark {
             throw new IllegalStateException("mmap failed");
         }
         page = page.reinterpret(PAGE);   // never unmapped: the markers live as long as the process
-        MemorySegment.copy(MemorySegment.ofArray(OPEN), 0, page, 0, OPEN.length);
-        MemorySegment.copy(MemorySegment.ofArray(CLOSE), 0, page, 16, CLOSE.length);
+        // Byte by byte, not MemorySegment.copy(MemorySegment.ofArray(...)): the first heap segment
+        // of a process loads a second MemorySegment implementation, and C1 then throws away every
+        // compiled method that assumed there was one (80 FFM methods deoptimized and compiled again
+        // inside the window, in s33-jit1).
+        for (int i = 0; i < OPEN.length; i++) {
+            page.set(ValueLayout.JAVA_BYTE, i, OPEN[i]);
+            page.set(ValueLayout.JAVA_BYTE, 16 + i, CLOSE[i]);
+        }
         int rc = (int) mprotect.invokeExact(page, PAGE, PROT_READ | PROT_EXEC);
         if (rc != 0) {
             throw new IllegalStateException("mprotect failed");
