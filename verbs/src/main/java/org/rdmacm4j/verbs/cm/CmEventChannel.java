@@ -99,7 +99,7 @@ public final class CmEventChannel implements AutoCloseable {
     public CmEvent getEvent() {
         ownership.ensureOpen();
         MemorySegment event = CmLib.getCmEvent(channel, eventOut);
-        if (event.equals(MemorySegment.NULL)) {
+        if (event.address() == 0L) {
             return null;
         }
         try {
@@ -152,7 +152,7 @@ public final class CmEventChannel implements AutoCloseable {
             // librdmacm created this id for the request: the caller owns it from now on.
             id = register(idPtr);
         }
-        CmId listenId = listenPtr.equals(MemorySegment.NULL) ? null : ids.get(listenPtr.address());
+        CmId listenId = listenPtr.address() == 0L ? null : ids.get(listenPtr.address());
         MemorySegment param = event.asSlice(EV_PARAM);
         boolean ud = idPtr.get(JAVA_INT_UNALIGNED, ID_QP_TYPE) == QpType.UD.value();
         ConnParam conn = ud || !carriesConnParam(type) ? null : Decode.connParam(param);

@@ -65,7 +65,7 @@ public final class CmId implements AutoCloseable {
         this.portSpace = ps;
         long address = id.address();   // the description holds values, never this wrapper
         this.ownership = new Ownership(new What(ps, address), channelOwnership);
-        ownership.watch(this);
+        ownership.watchSampled(this);
     }
 
     /** The native address, as a stable identity for logs and maps. */
@@ -296,13 +296,13 @@ public final class CmId implements AutoCloseable {
 
     /** True once the id is bound to a device ({@code id->verbs} set). */
     public boolean hasDevice() {
-        return !open().get(ADDRESS_UNALIGNED, VERBS).equals(MemorySegment.NULL);
+        return open().get(ADDRESS_UNALIGNED, VERBS).address() != 0L;
     }
 
     /** {@code ibv_get_device_name(id->verbs->device)}, or null before the id is bound to a device. */
     public String deviceName() {
         MemorySegment verbs = open().get(Layouts.IBV_CONTEXT.pointerField(), VERBS);
-        if (verbs.equals(MemorySegment.NULL)) {
+        if (verbs.address() == 0L) {
             return null;
         }
         MemorySegment device = verbs.get(ADDRESS_UNALIGNED, Layouts.IBV_CONTEXT.offset("device"));
@@ -327,7 +327,7 @@ public final class CmId implements AutoCloseable {
      */
     public DeviceContext context() {
         MemorySegment verbs = open().get(Layouts.IBV_CONTEXT.pointerField(), VERBS);
-        if (verbs.equals(MemorySegment.NULL)) {
+        if (verbs.address() == 0L) {
             throw new IllegalStateException(this + " is not bound to a device yet");
         }
         if (context == null || context.isClosed()) {
@@ -346,7 +346,7 @@ public final class CmId implements AutoCloseable {
         MemorySegment self = open();
         Secrets.Ibv ibv = Secrets.ibv();
         MemorySegment pdSegment = ibv.segment(pd);
-        if (!self.get(ADDRESS_UNALIGNED, QP).equals(MemorySegment.NULL)) {
+        if (self.get(ADDRESS_UNALIGNED, QP).address() != 0L) {
             throw new IllegalStateException(this + " already has a QP");
         }
         try (Scratch arena = Scratch.open()) {

@@ -47,7 +47,7 @@ public final class QueuePair implements AutoCloseable {
         this.destroy = destroy;
         // the description holds values, never this wrapper: the wrapper's cleaner holds the description
         this.ownership = new Ownership(new What(t, num), parents);
-        ownership.watch(this);
+        ownership.watchSampled(this);
         Registry.put(this.qp.address(), this);
     }
 

@@ -60,7 +60,7 @@ public final class Decode {
 
     /** {@code len} bytes at {@code p}, or none if NULL/0. */
     public static byte[] bytes(MemorySegment p, int len) {
-        if (len == 0 || p.equals(MemorySegment.NULL)) {
+        if (len == 0 || p.address() == 0L) {
             return new byte[0];
         }
         byte[] out = new byte[len];

@@ -69,7 +69,7 @@ public final class Errno {
     public static String describe(int errno) {
         try {
             MemorySegment s = (MemorySegment) Strerror.H.invokeExact(errno);
-            return s.equals(MemorySegment.NULL) ? "Unknown error " + errno : s.reinterpret(4096).getString(0);
+            return s.address() == 0L ? "Unknown error " + errno : s.reinterpret(4096).getString(0);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }

@@ -290,7 +290,7 @@ public final class IbvLib {
             return null;
         }
         MemorySegment op = vctx.get(ADDRESS_UNALIGNED, opOffset);
-        return op.equals(MemorySegment.NULL) ? null : op;
+        return op.address() == 0L ? null : op;
     }
 
     public static void queryGid(MemorySegment ctx, int port, int index, MemorySegment gid) {

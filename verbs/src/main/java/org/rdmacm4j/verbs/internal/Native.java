@@ -86,7 +86,7 @@ public final class Native {
 
     /** Checks a call that returns a pointer, NULL with errno on failure. */
     public static MemorySegment checkPointer(String function, MemorySegment p, MemorySegment state) {
-        if (p.equals(MemorySegment.NULL)) {
+        if (p.address() == 0L) {
             throw errnoFailure(function, state);
         }
         return p;
@@ -105,6 +105,6 @@ public final class Native {
 
     /** Reads a NUL-terminated C string at {@code p} (at most {@code max} bytes), null for NULL. */
     public static String string(MemorySegment p, long max) {
-        return p.equals(MemorySegment.NULL) ? null : p.reinterpret(max).getString(0);
+        return p.address() == 0L ? null : p.reinterpret(max).getString(0);
     }
 }

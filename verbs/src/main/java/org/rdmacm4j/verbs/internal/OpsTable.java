@@ -59,7 +59,7 @@ public final class OpsTable {
     public static MemorySegment op(MemorySegment context, Op op) {
         MemorySegment ctx = Layouts.IBV_CONTEXT.view(context);
         MemorySegment fn = ctx.get(ADDRESS_UNALIGNED, op.offset);
-        if (fn.equals(MemorySegment.NULL)) {
+        if (fn.address() == 0L) {
             throw new UnsupportedOperationException("the provider has no " + op.cName + " op");
         }
         return fn;

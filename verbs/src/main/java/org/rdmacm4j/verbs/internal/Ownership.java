@@ -1,5 +1,7 @@
 package org.rdmacm4j.verbs.internal;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -24,9 +26,23 @@ import java.util.stream.Collectors;
  * be linked at a process's first connection); a parent counts its children instead of keeping them
  * (their names are looked up in the live set only for the message of a refused close), and the
  * parents are a fixed array; the hash of an object is a number from a sequence, not the JVM's
- * identity hash (a runtime call the first time each object is hashed, into the live set). The
- * count and the array change under the monitor of the object they belong to, and no method holds
- * two monitors.
+ * identity hash (a runtime call the first time each object is hashed, into the live set).
+ *
+ * <p>No monitors: the closed flag and the child count are one int changed by compare-and-set
+ * ({@link #state}), the parents array by atomic swaps. Each native object of a connection took
+ * five to eleven monitor enters and exits here (its own, and each parent's as it adopted and
+ * forgot the child), and the guest's instruction profile (docs/benchmarks.md, "Instructions per
+ * connection, counted") showed C1's monitor slow paths and the runtime's monitor code among the
+ * bindings' costs. A CAS is what a monitor's fast path costs at best, with no slow path. With
+ * the sampled Cleaner below: VerbsFloor's user instructions per connection 299-306 k -> 280-285 k,
+ * rdmacm4j's 396 k -> 382 k (s33-ab1).
+ *
+ * <p>The leak warning ({@link #watch}) registers a Cleaner for one in {@value #WATCH_SAMPLE} of the
+ * per-connection objects ({@link #watchSampled}) unless {@code -Dorg.rdmacm4j.leakCheck=all}: a
+ * Cleaner registration per object (an allocation, the Cleaner's locked list on register and on
+ * close, a reference the collector must discover) is a safety net every connection paid for; a
+ * systematic leak still shows within {@value #WATCH_SAMPLE} connections, as with Netty's sampled
+ * leak detector.
  */
 public final class Ownership {
     private static final Set<Ownership> LIVE = ConcurrentHashMap.newKeySet();
@@ -39,17 +55,44 @@ public final class Ownership {
 
     private final int hash = HASHES.getAndIncrement() * 0x9E3779B9;
 
+    /** {@link #state}'s closed bit; the bits below it count the open children. */
+    private static final int CLOSED = 1 << 30;
+    private static final int CHILDREN = CLOSED - 1;
+    /** One in this many {@link #watchSampled} objects gets a Cleaner (a power of two). */
+    static final int WATCH_SAMPLE = 64;
+    private static final boolean WATCH_ALL = "all".equals(System.getProperty("org.rdmacm4j.leakCheck"));
+    private static final AtomicInteger SAMPLED = new AtomicInteger();
+    /** Cleaner registrations made by {@link #watch}, for the tests. */
+    private static final AtomicInteger WATCHED = new AtomicInteger();
+
+    private static final VarHandle STATE;
+    private static final VarHandle PARENTS;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            STATE = l.findVarHandle(Ownership.class, "state", int.class);
+            PARENTS = l.findVarHandle(Ownership.class, "parents", Ownership[].class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     /** The description once built (benign race: every thread builds the same string). */
     private volatile String what;
     private final Supplier<String> describer;
     /**
-     * The open objects this one depends on; written under this object's monitor, volatile so that a
-     * refused close can name a parent's children without taking their monitors.
+     * The open objects this one depends on; volatile so that a refused close can name a parent's
+     * children by scanning; swapped whole (never changed in place).
      */
     private volatile Ownership[] parents = NO_PARENTS;
-    /** How many open objects depend on this one; under this object's monitor. */
-    private int children;
-    private volatile boolean closed;   // written under this; read without a lock on the data path
+    /**
+     * {@link #CLOSED} or not, plus how many open objects depend on this one: one word so that
+     * adopting a child and closing can never both succeed (compare-and-set through STATE). Read
+     * with a plain volatile read on the data path ({@link #ensureOpen}).
+     */
+    @SuppressWarnings("unused")   // through STATE, and volatile reads
+    private volatile int state;
 
     /**
      * {@code parents} (none for root objects) must be open. An object may depend on several:
@@ -89,19 +132,22 @@ public final class Ownership {
                 mine[i++] = p;
             }
         }
-        synchronized (this) {
-            this.parents = mine;
-        }
+        this.parents = mine;
     }
 
-    private synchronized void adopt(Ownership child) {
-        ensureOpen();
-        children++;
+    private void adopt(Ownership child) {
+        int s;
+        do {
+            s = state;
+            if ((s & CLOSED) != 0) {
+                throw closedException();
+            }
+        } while (!STATE.weakCompareAndSet(this, s, s + 1));
     }
 
     /** A child closed or moved to another parent. */
-    private synchronized void forget() {
-        children--;
+    private void forget() {
+        STATE.getAndAdd(this, -1);
     }
 
     /** What the object is, as in every message about it. */
@@ -116,13 +162,17 @@ public final class Ownership {
 
     /** Throws {@link IllegalStateException} if closed. */
     public void ensureOpen() {
-        if (closed) {
-            throw new IllegalStateException(what() + " is closed");
+        if ((state & CLOSED) != 0) {
+            throw closedException();
         }
     }
 
+    private IllegalStateException closedException() {
+        return new IllegalStateException(what() + " is closed");
+    }
+
     public boolean isClosed() {
-        return closed;
+        return (state & CLOSED) != 0;
     }
 
     /**
@@ -131,16 +181,19 @@ public final class Ownership {
      * {@link #closed()}, or {@link #reopen()} if the destroy failed.
      */
     public boolean beginClose() {
-        synchronized (this) {
-            if (closed) {
+        int s;
+        do {
+            s = state;
+            if ((s & CLOSED) != 0) {
                 return false;
             }
-            if (children == 0) {
-                closed = true;
-                return true;
+            if ((s & CHILDREN) != 0) {
+                break;
             }
+        } while (!STATE.weakCompareAndSet(this, s, CLOSED));
+        if ((s & CHILDREN) == 0) {
+            return true;
         }
-        // named outside the monitor: each child's parents are read without its monitor (volatile)
         throw new IllegalStateException("cannot close " + what() + ": still open: " + childNames() + " (close them first)");
     }
 
@@ -181,18 +234,14 @@ public final class Ownership {
     }
 
     /** The native destroy failed: the object still exists and stays usable. */
-    public synchronized void reopen() {
-        closed = false;
+    public void reopen() {
+        STATE.getAndBitwiseAnd(this, ~CLOSED);   // no child could be adopted while closed: the count is 0
     }
 
     /** The native object is gone; the parents forget it. */
     public void closed() {
         LIVE.remove(this);
-        Ownership[] ps;
-        synchronized (this) {
-            ps = parents;
-            parents = NO_PARENTS;
-        }
+        Ownership[] ps = (Ownership[]) PARENTS.getAndSet(this, NO_PARENTS);
         for (Ownership p : ps) {
             p.forget();
         }
@@ -201,15 +250,17 @@ public final class Ownership {
     /** Moves this object from one parent to another (an id migrated to another event channel). */
     public void reparent(Ownership oldParent, Ownership newParent) {
         newParent.adopt(this);
-        synchronized (this) {
-            Ownership[] ps = parents.clone();
+        Ownership[] was;
+        Ownership[] ps;
+        do {
+            was = parents;
+            ps = was.clone();
             for (int i = 0; i < ps.length; i++) {
                 if (ps[i] == oldParent) {
                     ps[i] = newParent;
                 }
             }
-            parents = ps;
-        }
+        } while (!PARENTS.compareAndSet(this, was, ps));
         oldParent.forget();
     }
 
@@ -219,12 +270,28 @@ public final class Ownership {
      * (that would break the owner-thread rule and the teardown order); it stays a leak, loudly.
      */
     public void watch(Object wrapper) {
+        WATCHED.incrementAndGet();
         CLEANER.register(wrapper, () -> {
-            if (!closed) {
+            if (!isClosed()) {
                 LOG.log(System.Logger.Level.WARNING, "{0} was garbage-collected without close(): its native"
                         + " object leaks until the process exits", what());
             }
         });
+    }
+
+    /**
+     * {@link #watch} for the kinds every connection makes (ids, QPs): one in {@link #WATCH_SAMPLE}
+     * of them, or all with {@code -Dorg.rdmacm4j.leakCheck=all}.
+     */
+    public void watchSampled(Object wrapper) {
+        if (WATCH_ALL || (SAMPLED.getAndIncrement() & (WATCH_SAMPLE - 1)) == 0) {
+            watch(wrapper);
+        }
+    }
+
+    /** How many objects {@link #watch} has registered with the Cleaner, for the tests. */
+    static int watched() {
+        return WATCHED.get();
     }
 
     /** Every native object of this JVM that is open now, by description (sorted). */
@@ -233,8 +300,8 @@ public final class Ownership {
     }
 
     /** Live children, for tests and diagnostics. */
-    public synchronized int childCount() {
-        return children;
+    public int childCount() {
+        return state & CHILDREN;
     }
 
     /** Consistent with identity equality: each object's own number (see {@link #HASHES}). */

@@ -148,4 +148,63 @@ class OwnershipTest {
         a.closed();
         b.closed();
     }
+
+    @Test
+    void adoptingAChildAndClosingTheParentNeverBothSucceed() throws Exception {
+        // One word holds the closed bit and the child count: a child adopted concurrently with the
+        // parent's close either makes the close refuse or is itself refused, never both succeed.
+        for (int round = 0; round < 2_000; round++) {
+            Ownership parent = new Ownership("PD(race " + round + ")");
+            java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.atomic.AtomicReference<Ownership> child = new java.util.concurrent.atomic.AtomicReference<>();
+            Thread adopter = Thread.ofPlatform().start(() -> {
+                try {
+                    go.await();
+                    child.set(new Ownership("QP(race)", parent));
+                } catch (IllegalStateException closedFirst) {
+                    // the close won
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            go.countDown();
+            boolean closed;
+            try {
+                closed = parent.beginClose();
+            } catch (IllegalStateException childFirst) {
+                closed = false;
+            }
+            adopter.join(10_000);
+            assertThat(adopter.isAlive()).isFalse();
+            if (closed) {
+                assertThat(child.get()).as("round %d: closed, yet a child was adopted", round).isNull();
+                assertThat(parent.childCount()).isZero();
+            } else {
+                assertThat(child.get()).as("round %d: refused, so a child must exist", round).isNotNull();
+                assertThat(parent.childCount()).isOne();
+                child.get().close(() -> { });
+                assertThat(parent.childCount()).isZero();
+                assertThat(parent.beginClose()).isTrue();
+            }
+            parent.closed();
+        }
+    }
+
+    @Test
+    void oneInTheSampleOfPerConnectionObjectsIsWatched() {
+        // Consecutive calls, wherever the global sample counter stands: exactly one registration in
+        // every WATCH_SAMPLE (the build runs without -Dorg.rdmacm4j.leakCheck=all).
+        assertThat(System.getProperty("org.rdmacm4j.leakCheck")).isNull();
+        int before = Ownership.watched();
+        for (int i = 0; i < 3 * Ownership.WATCH_SAMPLE; i++) {
+            Ownership o = new Ownership("CmId(sampled " + i + ")");
+            o.watchSampled(new Object());
+            o.close(() -> { });
+        }
+        assertThat(Ownership.watched() - before).isEqualTo(3);
+        Ownership always = new Ownership("CmEventChannel(watched)");
+        always.watch(new Object());
+        assertThat(Ownership.watched() - before).as("watch() itself always registers").isEqualTo(4);
+        always.close(() -> { });
+    }
 }
