@@ -133,7 +133,15 @@ public final class CompletionChannel implements AutoCloseable {
     /** {@code ibv_destroy_comp_channel}. Its CQs must be closed first. Idempotent. */
     @Override
     public void close() {
-        ownership.close(() -> IbvLib.destroyCompChannel(channel));
+        ownership.close(new Destroy(channel));
+    }
+
+    /** ibv_destroy_comp_channel: a record for the reason CompletionQueue's Destroy is one. */
+    private record Destroy(MemorySegment channel) implements Runnable {
+        @Override
+        public void run() {
+            IbvLib.destroyCompChannel(channel);
+        }
     }
 
     @Override

@@ -151,10 +151,20 @@ public final class CompletionQueue implements AutoCloseable {
             throw new IllegalStateException("cannot close " + ownership + ": " + unackedEvents
                     + " completion events are not acked (ackEvents() first; ibv_destroy_cq would wait for them)");
         }
-        ownership.close(() -> {
+        ownership.close(new Destroy(cq));
+    }
+
+    /**
+     * ibv_destroy_cq, then the registry forgets the CQ: a record, not a capturing lambda, because
+     * under C1 (the launchers' JIT) each capturing lambda made is a native call into the VM
+     * (docs/benchmarks.md, "Capturing lambdas under C1"), and a CQ may be closed per connection.
+     */
+    private record Destroy(MemorySegment cq) implements Runnable {
+        @Override
+        public void run() {
             IbvLib.destroyCq(cq);
             Registry.remove(cq.address());
-        });
+        }
     }
 
     @Override
