@@ -13,12 +13,15 @@
 # the storm after the window, outside it), CC_W (1000), CC_K (1000), PAUSE (0 s before each run),
 # PROFILE (0; 1: the plugin also profiles each window, and each run leaves what insn_profile.py needs
 # to name its addresses: the JVM's perf map at exit, the process's maps at the window's close, and
-# once the guest kernel's symbols), JIT (c1, the launchers' JIT, or jdk: the JDK's default tiered JIT).
+# once the guest kernel's symbols), JIT (c1, the launchers' JIT, or jdk: the JDK's default tiered JIT),
+# JAVA_EXTRA (JVM options added to every Java program's command line).
 set -u
 : "${OUT:?}" "${JARS:?}"
 c1=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED)
 # JIT=jdk: the JDK's default tiered JIT (C2 included), the launchers' GC kept (as run-all's "jdk")
 [[ ${JIT:-c1} == jdk ]] && c1=(-XX:+UseSerialGC --enable-native-access=ALL-UNNAMED)
+read -r -a extra <<< "${JAVA_EXTRA:-}"   # more JVM options for every Java program, e.g. a -D to A/B
+c1+=("${extra[@]}")
 k=${K:-2000}; from=${FROM:-1001}; n=${N:-500}; ccw=${CC_W:-1000}; cck=${CC_K:-1000}
 server=192.0.2.1; client=192.0.2.3; port=29000
 ulimit -n 1048576 2>/dev/null || ulimit -n "$(ulimit -Hn)"   # the storm: a channel fd per CQ
