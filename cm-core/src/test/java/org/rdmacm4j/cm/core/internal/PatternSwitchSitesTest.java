@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.lang.classfile.ClassFile;
 import java.lang.classfile.ClassModel;
-import java.lang.classfile.CodeModel;
-import java.lang.classfile.MethodModel;
-import java.lang.classfile.instruction.InvokeDynamicInstruction;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -78,16 +75,9 @@ class PatternSwitchSitesTest {
 
     private static int patternSwitchSites(ClassModel model) {
         int sites = 0;
-        for (MethodModel m : model.methods()) {
-            CodeModel code = m.code().orElse(null);
-            if (code == null) {
-                continue;
-            }
-            for (var element : code) {
-                if (element instanceof InvokeDynamicInstruction indy
-                        && indy.bootstrapMethod().owner().descriptorString().equals("Ljava/lang/runtime/SwitchBootstraps;")) {
-                    sites++;
-                }
+        for (IndySites.Site site : IndySites.of(model)) {
+            if (site.bootstrapOwner().equals("Ljava/lang/runtime/SwitchBootstraps;")) {
+                sites++;
             }
         }
         return sites;

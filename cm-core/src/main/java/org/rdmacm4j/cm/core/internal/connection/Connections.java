@@ -5,7 +5,7 @@ import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.rdmacm4j.cm.core.AcceptOptions;
 import org.rdmacm4j.cm.core.ConnectOptions;
@@ -25,9 +25,12 @@ import org.rdmacm4j.cm.core.internal.id.IdRole;
 import org.rdmacm4j.cm.core.internal.id.JfrEvents;
 import org.rdmacm4j.cm.core.internal.id.Stats;
 import org.rdmacm4j.cm.core.internal.loop.EventLoop;
+import org.rdmacm4j.cm.core.internal.poll.CompletionSink;
+import org.rdmacm4j.cm.core.internal.poll.Keepalive;
 import org.rdmacm4j.cm.core.internal.port.NativeId;
 import org.rdmacm4j.cm.core.internal.port.PortCallException;
 import org.rdmacm4j.cm.statemachine.Action;
+import org.rdmacm4j.cm.statemachine.AsyncEventType;
 import org.rdmacm4j.cm.statemachine.ConnectionPolicy;
 import org.rdmacm4j.cm.statemachine.Input;
 import org.rdmacm4j.cm.statemachine.MachineState;
@@ -37,6 +40,8 @@ import org.rdmacm4j.cm.statemachine.Transport;
 import org.rdmacm4j.cm.statemachine.machine.ActiveConnectionMachine;
 import org.rdmacm4j.cm.statemachine.machine.ActiveState;
 import org.rdmacm4j.cm.statemachine.machine.PassiveConnectionMachine;
+import org.rdmacm4j.verbs.ibv.WcStatus;
+import org.rdmacm4j.verbs.ibv.WorkCompletions;
 
 /**
  * RC connections, active and passive: connect and accept, the QP and data paths made with the
@@ -48,6 +53,9 @@ import org.rdmacm4j.cm.statemachine.machine.PassiveConnectionMachine;
  * be called from any thread and only queue work; everything else runs on the dispatcher thread.
  * Nothing here blocks on the application: futures are completed and handlers called through each
  * id's serial executor on the callback executor.
+ *
+ * <p>Longer than 400 lines because what it hands the dispatcher, the pollers and the callback
+ * executor per connection are small named classes at its end, not capturing lambdas (see there).
  */
 public final class Connections implements IdRole, ConnectionImpl.Control {
     private static final System.Logger LOG = System.getLogger("org.rdmacm4j.cm.core");
@@ -82,50 +90,54 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
                                                      ConnectionHandler handler) {
         CmFuture<RdmaConnection> f = new CmFuture<>();
         long started = loop.clockNanos();
-        loop.submit(f, () -> {
-            LockstepGate gate = barriers.gateOf(options.stepBarrier());
-            if (f.isDone()) {
-                barriers.absent(gate);
-                return;   // cancelled before it started: nothing to undo
-            }
-            NativeId nid;
-            try {
-                nid = port.createId();
-            } catch (PortCallException e) {
-                barriers.absent(gate);
-                RdmaCmException failure = e.noDevice()
-                        ? new DeviceRemovedException("connect to " + destination + ": " + e.getMessage(), List.of(), e)
-                        : new ConnectionFailedException("connect to " + destination + ": " + e.getMessage(), List.of(), e);
-                // counted before the future completes: a caller that reads statistics() after
-                // get() must see this failure (NoDeviceTest raced here under load)
-                stats.connectFailed(failure.getClass().getSimpleName());
-                f.completeExceptionally(failure);
-                return;
-            }
-            ActiveConnectionMachine machine = new ActiveConnectionMachine(activePolicy(options));
-            ConnectionDriver d = engine.register(new ConnectionDriver(IdDriver.Kind.ACTIVE, engine.nextSerial(),
-                    machine, ActiveState.initial(), engine.historySize(), engine.now(), engine.newCallbacks()), nid);
-            d.lockstep = gate;
-            d.lockstepDeadline = loop.freshNanos() + options.deadlines().connect().toNanos();   // a deadline starts now
-            d.source = options.source();
-            d.destination = destination;
-            d.qp = options.qp();
-            d.messaging = options.messaging();
-            d.typeOfService = options.typeOfService();
-            d.ackTimeout = options.ackTimeout();
-            d.keepalive = options.keepalive();
-            d.connection = new ConnectionImpl(this, d, handler, started);
-            d.connection.peer = destination;
-            long req = engine.owe(d, f, x -> d.connection);
-            d.openRequest = req;
-            f.onCancel(() -> loop.execute(() -> engine.feed(d, new Input.Command.Cancel())));
-            stats.connectsStarted.increment();
-            engine.feed(d, new Input.Command.Connect(req, options.privateData()));
-            if (f.isCancelled()) {
-                engine.feed(d, new Input.Command.Cancel());
-            }
-        });
+        loop.submit(f, new StartConnect(this, destination, options, handler, f, started));
         return f;
+    }
+
+    /** {@link #connect}'s work on the dispatcher. */
+    private void startConnect(InetSocketAddress destination, ConnectOptions options, ConnectionHandler handler,
+                              CmFuture<RdmaConnection> f, long started) {
+        LockstepGate gate = barriers.gateOf(options.stepBarrier());
+        if (f.isDone()) {
+            barriers.absent(gate);
+            return;   // cancelled before it started: nothing to undo
+        }
+        NativeId nid;
+        try {
+            nid = port.createId();
+        } catch (PortCallException e) {
+            barriers.absent(gate);
+            RdmaCmException failure = e.noDevice()
+                    ? new DeviceRemovedException("connect to " + destination + ": " + e.getMessage(), List.of(), e)
+                    : new ConnectionFailedException("connect to " + destination + ": " + e.getMessage(), List.of(), e);
+            // counted before the future completes: a caller that reads statistics() after
+            // get() must see this failure (NoDeviceTest raced here under load)
+            stats.connectFailed(failure.getClass().getSimpleName());
+            f.completeExceptionally(failure);
+            return;
+        }
+        ActiveConnectionMachine machine = new ActiveConnectionMachine(activePolicy(options));
+        ConnectionDriver d = engine.register(new ConnectionDriver(IdDriver.Kind.ACTIVE, engine.nextSerial(),
+                machine, ActiveState.initial(), engine.historySize(), engine.now(), engine.newCallbacks()), nid);
+        d.lockstep = gate;
+        d.lockstepDeadline = loop.freshNanos() + options.deadlines().connect().toNanos();   // a deadline starts now
+        d.source = options.source();
+        d.destination = destination;
+        d.qp = options.qp();
+        d.messaging = options.messaging();
+        d.typeOfService = options.typeOfService();
+        d.ackTimeout = options.ackTimeout();
+        d.keepalive = options.keepalive();
+        d.connection = new ConnectionImpl(this, d, handler, started);
+        d.connection.peer = destination;
+        long req = engine.owe(d, f, new ConnectionValue(d));
+        d.openRequest = req;
+        f.onCancel(new IdEngine.FeedLater(engine, d, new Input.Command.Cancel(), false));
+        stats.connectsStarted.increment();
+        engine.feed(d, new Input.Command.Connect(req, options.privateData()));
+        if (f.isCancelled()) {
+            engine.feed(d, new Input.Command.Cancel());
+        }
     }
 
     /**
@@ -149,21 +161,25 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
         CmFuture<RdmaConnection> f = new CmFuture<>();
         ConnectionDriver p = (ConnectionDriver) passive;
         // An offered request's decision deadline runs: the accept must not queue behind a burst.
-        loop.submitAnswer(f, () -> {
-            if (p.connection == null) {
-                p.connection = new ConnectionImpl(this, p, handler, loop.turnNanos());
-                p.connection.peer = peer;
-                p.connection.local = local;
-                p.qp = options.qp();
-                p.messaging = options.messaging();
-                p.ackTimeout = options.ackTimeout();
-            }
-            long req = engine.owe(p, f, x -> p.connection);
-            p.openRequest = req;
-            f.onCancel(() -> loop.execute(() -> engine.feed(p, new Input.Command.Cancel())));
-            engine.feed(p, new Input.Command.Accept(req, options.privateData()));
-        });
+        loop.submitAnswer(f, new StartAccept(this, p, peer, local, handler, options, f));
         return f;
+    }
+
+    /** {@link #accept}'s work on the dispatcher. */
+    private void startAccept(ConnectionDriver p, InetSocketAddress peer, InetSocketAddress local,
+                             ConnectionHandler handler, AcceptOptions options, CmFuture<RdmaConnection> f) {
+        if (p.connection == null) {
+            p.connection = new ConnectionImpl(this, p, handler, loop.turnNanos());
+            p.connection.peer = peer;
+            p.connection.local = local;
+            p.qp = options.qp();
+            p.messaging = options.messaging();
+            p.ackTimeout = options.ackTimeout();
+        }
+        long req = engine.owe(p, f, new ConnectionValue(p));
+        p.openRequest = req;
+        f.onCancel(new IdEngine.FeedLater(engine, p, new Input.Command.Cancel(), false));
+        engine.feed(p, new Input.Command.Accept(req, options.privateData()));
     }
 
     @Override
@@ -200,7 +216,7 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
             conn.watch = port.completionWatch(d.nativeId);   // before raw: raw() reads raw, then watch
             conn.raw = port.raw(d.nativeId);
             if (dp == null) {
-                port.rawCompletions(d.nativeId, conn::rawCompletion);
+                port.rawCompletions(d.nativeId, new RawCompletions(conn));
             }
         }
         return true;
@@ -238,7 +254,7 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
         conn.establishedNanos = loop.turnNanos();
         if (d.keepalive != null) {
             // Ticks on the connection's poller from here on; the QP is in RTS only now.
-            port.startKeepalive(d.nativeId, d.keepalive, conn::peerUnresponsive);
+            port.startKeepalive(d.nativeId, d.keepalive, new KeepaliveVerdict(conn));
         }
         if (d.kind == IdDriver.Kind.ACTIVE) {
             stats.connectsSucceeded.increment();
@@ -263,26 +279,26 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
             case ESTABLISHED -> {
                 Notice.Established e = (Notice.Established) n;
                 connected(d, e.connection());
-                handler(d, OverriddenCallbacks.ESTABLISHED, (h, c) -> h.onEstablished(c));
+                handler(d, OverriddenCallbacks.ESTABLISHED, null);
             }
-            case DISCONNECTED -> handler(d, OverriddenCallbacks.DISCONNECTED, (h, c) -> h.onDisconnected(c));
+            case DISCONNECTED -> handler(d, OverriddenCallbacks.DISCONNECTED, null);
             case ERROR -> {
                 Notice.Error e = (Notice.Error) n;
                 var ex = Failures.forHandler(e.failure(), d.name(), d.historySnapshot());
-                handler(d, OverriddenCallbacks.ERROR, (h, c) -> h.onError(c, ex));
+                handler(d, OverriddenCallbacks.ERROR, ex);
             }
-            case ADDRESS_CHANGED -> handler(d, OverriddenCallbacks.ADDRESS_CHANGED, (h, c) -> h.onAddressChanged(c));
+            case ADDRESS_CHANGED -> handler(d, OverriddenCallbacks.ADDRESS_CHANGED, null);
             case DEVICE_REMOVED -> {
                 var ex = new DeviceRemovedException(d.name() + ": the RDMA device was removed", d.historySnapshot());
-                handler(d, OverriddenCallbacks.ERROR, (h, c) -> h.onError(c, ex));
+                handler(d, OverriddenCallbacks.ERROR, ex);
             }
-            case ASYNC -> handler(d, OverriddenCallbacks.ASYNC_EVENT, (h, c) -> h.onAsyncEvent(c, ((Notice.Async) n).event()));
+            case ASYNC -> handler(d, OverriddenCallbacks.ASYNC_EVENT, ((Notice.Async) n).event());
             case REQUEST_EXPIRED -> {
                 Notice.RequestExpired r = (Notice.RequestExpired) n;
                 if (d.requestExpired != null) {
                     var ex = (RequestExpiredException) Failures.toException(r.failure(), d.name(), d.historySnapshot());
                     CompletableFuture<RequestExpiredException> expired = d.requestExpired;
-                    d.callbacks.execute(() -> expired.complete(ex));
+                    d.callbacks.execute(new CmFuture.CompleteTask<>(expired, ex, null));
                 }
             }
             case MULTICAST_REJOINED -> LOG.log(Level.DEBUG, d.name() + ": rejoined " + ((Notice.MulticastRejoined) n).group());
@@ -313,27 +329,25 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
             }
         }
         c.closed.completeThrough(d.callbacks, null);
-        handler(d, OverriddenCallbacks.CLOSED, (h, conn) -> h.onClosed(conn));
+        handler(d, OverriddenCallbacks.CLOSED, null);
     }
 
     @Override
     public void crashed(IdDriver d, ConnectionFailedException ex) {
-        handler((ConnectionDriver) d, OverriddenCallbacks.ERROR, (h, c) -> h.onError(c, ex));
+        handler((ConnectionDriver) d, OverriddenCallbacks.ERROR, ex);
     }
 
-    /** Hands {@code call} to the id's callback executor, if the handler overrides that callback. */
-    private void handler(ConnectionDriver d, int callback, BiConsumer<ConnectionHandler, ConnectionImpl> call) {
+    /**
+     * Hands a call of {@code callback} (an {@link OverriddenCallbacks} bit; {@code detail}, its second
+     * argument: the exception of onError, the event of onAsyncEvent) to the id's callback executor, if
+     * the handler overrides that callback.
+     */
+    private void handler(ConnectionDriver d, int callback, Object detail) {
         ConnectionImpl c = d.connection;
         if (c == null || c.handler == null || (c.overriddenCallbacks & callback) == 0) {
             return;
         }
-        d.callbacks.execute(() -> {
-            try {
-                call.accept(c.handler, c);
-            } catch (Throwable t) {
-                callbackFailed(c, t);
-            }
-        });
+        d.callbacks.execute(new HandlerCall(this, c, callback, detail));
     }
 
     // ------------------------------------------------------------------ verdicts on what the pollers noticed
@@ -395,5 +409,73 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
     private ConnectionPolicy activePolicy(ConnectOptions o) {
         return new ConnectionPolicy(defaultTransport, o.deadlines(), o.retry(), o.tuning(),
                 o.awaitTimewaitExit(), true, false, 3);
+    }
+
+    // ------------------------------------------------------------------ the tasks and functions it hands out
+    // Named classes, not capturing lambdas: each is made per connect, accept or callback, and under C1
+    // (the launchers' JIT) each capturing lambda made is a native VM call (docs/benchmarks.md,
+    // "Capturing lambdas under C1"). The rare paths (unexplainedFlush, judgeAfterGrace) keep lambdas.
+
+    private record StartConnect(Connections connections, InetSocketAddress destination, ConnectOptions options,
+                                ConnectionHandler handler, CmFuture<RdmaConnection> f, long started) implements Runnable {
+        @Override
+        public void run() {
+            connections.startConnect(destination, options, handler, f, started);
+        }
+    }
+
+    private record StartAccept(Connections connections, ConnectionDriver p, InetSocketAddress peer,
+                               InetSocketAddress local, ConnectionHandler handler, AcceptOptions options,
+                               CmFuture<RdmaConnection> f) implements Runnable {
+        @Override
+        public void run() {
+            connections.startAccept(p, peer, local, handler, options, f);
+        }
+    }
+
+    /** The connect or accept future's value: the id's connection, read when the future completes. */
+    private record ConnectionValue(ConnectionDriver d) implements Function<Object, Object> {
+        @Override
+        public Object apply(Object outcome) {
+            return d.connection;
+        }
+    }
+
+    /** A raw connection's completions, to its handler's onCompletion. Poller thread. */
+    private record RawCompletions(ConnectionImpl c) implements CompletionSink {
+        @Override
+        public void onCompletion(WorkCompletions completions, int index) {
+            c.rawCompletion(completions, index);
+        }
+    }
+
+    /** The keepalive giving up on a connection. Poller thread. */
+    private record KeepaliveVerdict(ConnectionImpl c) implements Keepalive.Verdict {
+        @Override
+        public void peerUnresponsive(String reason, WcStatus completionStatus) {
+            c.peerUnresponsive(reason, completionStatus);
+        }
+    }
+
+    /** One handler callback of {@link #handler}, on the id's callback executor; a throw is reported, not spread. */
+    private record HandlerCall(Connections connections, ConnectionImpl c, int callback, Object detail)
+            implements Runnable {
+        @Override
+        public void run() {
+            try {
+                ConnectionHandler h = c.handler;
+                switch (callback) {
+                    case OverriddenCallbacks.ESTABLISHED -> h.onEstablished(c);
+                    case OverriddenCallbacks.DISCONNECTED -> h.onDisconnected(c);
+                    case OverriddenCallbacks.ERROR -> h.onError(c, (RdmaCmException) detail);
+                    case OverriddenCallbacks.ADDRESS_CHANGED -> h.onAddressChanged(c);
+                    case OverriddenCallbacks.ASYNC_EVENT -> h.onAsyncEvent(c, (AsyncEventType) detail);
+                    case OverriddenCallbacks.CLOSED -> h.onClosed(c);
+                    default -> throw new AssertionError("not one callback: " + callback);
+                }
+            } catch (Throwable t) {
+                connections.callbackFailed(c, t);
+            }
+        }
     }
 }

@@ -416,7 +416,7 @@ public final class DataPath implements CompletionSink {
     private void complete(CmFuture<?> f) {
         ConnectionEnd c = owner;
         if (c != null) {
-            c.callbacks().execute(() -> f.complete(null));
+            c.callbacks().execute(new CmFuture.CompleteTask<>(f, null, null));
         } else {
             f.complete(null);
         }

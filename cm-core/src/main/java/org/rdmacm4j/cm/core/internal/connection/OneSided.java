@@ -294,7 +294,7 @@ public final class OneSided {
         }
         Object result = value;
         if (c != null) {
-            c.callbacks().execute(() -> op.future().complete(result));
+            c.callbacks().execute(new CmFuture.CompleteTask<>(op.future(), result, null));
         } else {
             op.future().complete(result);
         }

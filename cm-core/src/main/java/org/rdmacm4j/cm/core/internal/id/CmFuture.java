@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.rdmacm4j.cm.core.internal.loop.LibraryThread;
@@ -95,6 +96,41 @@ public final class CmFuture<T> extends CompletableFuture<T> {
     /** One {@link #mirror}, in a Treiber stack. */
     private record Mirror(CmFuture<?> future, Mirror next) { }
 
+    // The tasks below are named classes, not capturing lambdas: under C1 (the launchers' JIT) each
+    // capturing lambda made is a native VM call (docs/benchmarks.md, "Capturing lambdas under C1").
+
+    /**
+     * A task that completes {@code future} with {@code value}, or exceptionally with {@code failure} if
+     * that is not null, through the future's own {@code complete}/{@code completeExceptionally}: what
+     * a serial executor runs to deliver an outcome. Any package may hand one to an executor.
+     */
+    public record CompleteTask<T>(CompletableFuture<T> future, T value, Throwable failure) implements Runnable {
+        @Override
+        public void run() {
+            if (failure == null) {
+                future.complete(value);
+            } else {
+                future.completeExceptionally(failure);
+            }
+        }
+    }
+
+    /** {@link #settle} of one future, as a settle task of its serial executor. */
+    private record SettleTask(CmFuture<?> future) implements SerialExecutor.Settle {
+        @Override
+        public void run() {
+            future.settle();
+        }
+    }
+
+    /** A {@link #mirror}'s relay from its original: {@link #settleOrRelay}. */
+    private record Relay<T>(CmFuture<T> mirror) implements BiConsumer<T, Throwable> {
+        @Override
+        public void accept(T value, Throwable failure) {
+            mirror.settleOrRelay(value, failure);
+        }
+    }
+
     public CmFuture() {
     }
 
@@ -145,7 +181,7 @@ public final class CmFuture<T> extends CompletableFuture<T> {
      */
     public CmFuture<T> mirror() {
         CmFuture<T> m = new CmFuture<>();
-        super.whenComplete(m::settleOrRelay);
+        super.whenComplete(new Relay<>(m));
         Mirror head;
         do {
             head = mirrors;
@@ -248,11 +284,9 @@ public final class CmFuture<T> extends CompletableFuture<T> {
 
     private void finishThrough(SerialExecutor callbacks, T value, Throwable failure) {
         if (callbacks.callbacksDone() && postWithoutWaking(value, failure)) {
-            settleThrough(callbacks, this::settle, null);
-        } else if (failure == null) {
-            callbacks.execute(() -> complete(value));
+            settleThrough(callbacks, new SettleTask(this), null);
         } else {
-            callbacks.execute(() -> completeExceptionally(failure));
+            callbacks.execute(new CompleteTask<>(this, value, failure));
         }
     }
 

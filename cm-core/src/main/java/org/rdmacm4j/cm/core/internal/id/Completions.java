@@ -2,8 +2,10 @@ package org.rdmacm4j.cm.core.internal.id;
 
 import java.lang.System.Logger.Level;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.rdmacm4j.cm.core.ConnectionFailedException;
 import org.rdmacm4j.cm.core.RdmaConnection;
+import org.rdmacm4j.cm.core.internal.loop.SerialExecutor;
 import org.rdmacm4j.cm.core.internal.port.PortCallException;
 import org.rdmacm4j.cm.statemachine.Outcome;
 
@@ -26,7 +28,7 @@ final class Completions {
     void complete(IdDriver d, IdRole role, long request, Outcome outcome) {
         IdDriver.Owed owed = d.owed.remove(request);
         if (owed == null) {
-            LOG.log(Level.DEBUG, () -> d.name() + ": CompleteFuture for unknown request " + request);
+            LOG.log(Level.DEBUG, new UnknownRequest(d, "CompleteFuture", request));
             return;
         }
         Object value;
@@ -34,7 +36,7 @@ final class Completions {
             value = owed.value().apply(role.value(d, outcome));
         } catch (PortCallException e) {
             RuntimeException ex = new ConnectionFailedException(d.name() + ": " + e.getMessage(), d.historySnapshot(), e);
-            d.callbacks.execute(() -> owed.future().completeExceptionally(ex));
+            d.callbacks.execute(new CmFuture.CompleteTask<>(owed.future(), null, ex));
             role.futureSettled(d);
             return;
         }
@@ -44,15 +46,31 @@ final class Completions {
         CmFuture<Object> future = owed.future();
         if (postEarly(d, closedFirst, future, value)) {
             CmFuture<Void> closed = closedFirst instanceof CmFuture<Void> c ? c : null;
-            future.settleThrough(d.callbacks, () -> {
-                if (closed != null) {
-                    closed.settle();
-                }
-                future.settle();
-            }, closed);
+            future.settleThrough(d.callbacks, new SettlePosted(closed, future), closed);
             return;
         }
-        d.callbacks.execute(() -> {
+        d.callbacks.execute(new Deliver(closedFirst, future, value));
+    }
+
+    // Named classes, not capturing lambdas: under C1 (the launchers' JIT) each capturing lambda made
+    // is a native VM call (docs/benchmarks.md, "Capturing lambdas under C1").
+
+    /** Settles what {@link #postEarly} posted: the closed future first (if any), then the future. */
+    private record SettlePosted(CmFuture<Void> closed, CmFuture<Object> future) implements SerialExecutor.Settle {
+        @Override
+        public void run() {
+            if (closed != null) {
+                closed.settle();
+            }
+            future.settle();
+        }
+    }
+
+    /** Completes a future that was not posted (and the closed future first, if the step ended the id). */
+    private record Deliver(CompletableFuture<Void> closedFirst, CmFuture<Object> future, Object value)
+            implements Runnable {
+        @Override
+        public void run() {
             if (closedFirst instanceof CmFuture<Void> c) {
                 c.settle();   // posted before the future's post failed (a cancel in between): completes it
             }
@@ -62,7 +80,15 @@ final class Completions {
             if (!future.complete(value) && future.isCancelled() && value instanceof RdmaConnection c) {
                 c.abort();   // cancelled after it was established but before it was delivered: nobody holds it
             }
-        });
+        }
+    }
+
+    /** The debug line of a Complete/FailFuture for a request the id does not owe, built only if logged. */
+    private record UnknownRequest(IdDriver d, String action, long request) implements Supplier<String> {
+        @Override
+        public String get() {
+            return d.name() + ": " + action + " for unknown request " + request;
+        }
     }
 
     /**
@@ -96,7 +122,7 @@ final class Completions {
     void fail(IdDriver d, long request, org.rdmacm4j.cm.statemachine.Failure failure) {
         IdDriver.Owed owed = d.owed.remove(request);
         if (owed == null) {
-            LOG.log(Level.DEBUG, () -> d.name() + ": FailFuture for unknown request " + request);
+            LOG.log(Level.DEBUG, new UnknownRequest(d, "FailFuture", request));
             return;
         }
         RuntimeException ex = Failures.toException(failure, d.name(), d.historySnapshot());
@@ -117,7 +143,7 @@ final class Completions {
     /** Fails every future {@code d} still owes with {@code ex}. */
     void failAll(IdDriver d, RuntimeException ex) {
         for (IdDriver.Owed owed : d.owed.values()) {
-            d.callbacks.execute(() -> owed.future().completeExceptionally(ex));
+            d.callbacks.execute(new CmFuture.CompleteTask<>(owed.future(), null, ex));
         }
         d.owed.clear();
     }

@@ -3,7 +3,6 @@ package org.rdmacm4j.cm.core.internal.id;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.OptionalInt;
-import java.util.function.BiFunction;
 import org.rdmacm4j.cm.core.HistoryEntry;
 import org.rdmacm4j.cm.core.internal.loop.SerialExecutor;
 import org.rdmacm4j.cm.core.internal.loop.TimerOwner;
@@ -43,7 +42,12 @@ public abstract class IdDriver extends TimerOwner implements NativeId.Owner {
 
     public final Kind kind;
     public final long serial;
-    private final BiFunction<MachineState<?>, Input, Transition<? extends MachineState<?>>> stepper;
+    /**
+     * The machine, raw: {@link #step} hands it the state it gave. A field, not a capturing lambda
+     * made per id (under C1 a native VM call: docs/benchmarks.md, "Capturing lambdas under C1").
+     */
+    @SuppressWarnings("rawtypes")
+    private final CmIdMachine machine;
     private MachineState<?> state;
     private volatile String phase;
     /** Whether {@link #state}'s phase is terminal: read once per adopted state, not per question. */
@@ -83,8 +87,7 @@ public abstract class IdDriver extends TimerOwner implements NativeId.Owner {
                        int historySize, long nowNanos, SerialExecutor callbacks) {
         this.kind = kind;
         this.serial = serial;
-        CmIdMachine raw = machine;
-        this.stepper = (s, in) -> raw.step((MachineState) s, in);
+        this.machine = machine;
         this.state = initial;
         this.phase = initial.phase().name();
         this.terminal = ((org.rdmacm4j.cm.statemachine.Phase) initial.phase()).terminal();
@@ -94,8 +97,9 @@ public abstract class IdDriver extends TimerOwner implements NativeId.Owner {
     }
 
     /** One machine step; the caller runs the actions. Dispatcher thread only. */
+    @SuppressWarnings("unchecked")
     public Transition<? extends MachineState<?>> step(Input input, long nowNanos) {
-        Transition<? extends MachineState<?>> t = stepper.apply(state, input);
+        Transition<? extends MachineState<?>> t = machine.step(state, input);
         adopt(t.next(), input, nowNanos);
         return t;
     }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.LongFunction;
+import java.util.function.Supplier;
 import org.rdmacm4j.cm.core.ConnectionClosedException;
 import org.rdmacm4j.cm.core.ConnectionFailedException;
 import org.rdmacm4j.cm.core.internal.loop.EventLoop;
@@ -29,7 +30,8 @@ import org.rdmacm4j.cm.statemachine.Transition;
  * only queue work or read.
  *
  * <p>Longer than 400 lines because its action switch names every {@link Action.Variant}, with a cast
- * per arm (an enum switch, not a pattern switch: see {@link Action#variant()}).
+ * per arm (an enum switch, not a pattern switch: see {@link Action#variant()}), and because what it
+ * queues per command or action is a small named class here rather than a capturing lambda.
  */
 public final class IdEngine {
     private static final System.Logger LOG = System.getLogger("org.rdmacm4j.cm.core");
@@ -164,8 +166,54 @@ public final class IdEngine {
     /** Queues a command for {@code d}'s machine whose future completes with nothing. Any thread. */
     public CompletableFuture<Void> command(IdDriver d, LongFunction<Input.Command> make) {
         CmFuture<Void> f = new CmFuture<>();
-        loop.submit(f, () -> feed(d, make.apply(owe(d, f, x -> null))));
+        loop.submit(f, new QueuedCommand(this, d, make, f));
         return f;
+    }
+
+    // Named classes, not capturing lambdas, for what is made per command, step or action: under C1
+    // (the launchers' JIT) each capturing lambda made is a native VM call (docs/benchmarks.md,
+    // "Capturing lambdas under C1").
+
+    /** {@link #command}'s work on the dispatcher: owe its future and feed the command it makes. */
+    private record QueuedCommand(IdEngine engine, IdDriver d, LongFunction<Input.Command> make, CmFuture<Void> f)
+            implements Runnable {
+        @Override
+        public void run() {
+            engine.feed(d, make.apply(engine.owe(d, f, x -> null)));
+        }
+    }
+
+    /**
+     * Run on another thread, queues the feed of {@code input} to {@code d} for the dispatcher: as an
+     * answer ({@link EventLoop#answer}: a poller's drained or quiesced callback) or as a task
+     * ({@link EventLoop#execute}: a future's cancel). The kinds use it too.
+     */
+    public record FeedLater(IdEngine engine, IdDriver d, Input input, boolean asAnswer) implements Runnable {
+        @Override
+        public void run() {
+            Runnable feed = new Feed(engine, d, input);
+            if (asAnswer) {
+                engine.loop.answer(feed);
+            } else {
+                engine.loop.execute(feed);
+            }
+        }
+    }
+
+    /** {@link #feed} as a task of the dispatcher ({@link FeedLater}). */
+    private record Feed(IdEngine engine, IdDriver d, Input input) implements Runnable {
+        @Override
+        public void run() {
+            engine.feed(d, input);
+        }
+    }
+
+    /** The debug line of a native call that failed, built only if logged. */
+    private record CallFailedLine(IdDriver d, PortCallException e) implements Supplier<String> {
+        @Override
+        public String get() {
+            return d.name() + ": " + e.getMessage();
+        }
     }
 
     /** Feeds Close to a live id with a future nobody waits for. Dispatcher thread. */
@@ -256,7 +304,7 @@ public final class IdEngine {
                     nativeCalls.run(d, call, role(d));
                     nativeCallRan = true;
                 } catch (PortCallException e) {
-                    LOG.log(Level.DEBUG, () -> d.name() + ": " + e.getMessage());
+                    LOG.log(Level.DEBUG, new CallFailedLine(d, e));
                     return new Input.CallFailed(call, e.errno());
                 }
             } else {
@@ -278,9 +326,9 @@ public final class IdEngine {
             case NOTIFY -> port.notifyEstablished(d.nativeId);
             case DISCONNECT -> port.disconnect(d.nativeId);
             case DRAIN_QP -> port.drainQp(d.nativeId,
-                    () -> loop.answer(() -> feed(d, new Input.Quiesced(Input.Resource.QP))));
+                    new FeedLater(this, d, new Input.Quiesced(Input.Resource.QP), true));
             case QUIESCE_CQ -> port.quiesceCq(d.nativeId,
-                    () -> loop.answer(() -> feed(d, new Input.Quiesced(Input.Resource.CQ))));
+                    new FeedLater(this, d, new Input.Quiesced(Input.Resource.CQ), true));
             case DESTROY_QP -> port.destroyQp(d.nativeId);
             case DESTROY_CQ -> port.destroyCq(d.nativeId);
             case DESTROY_COMP_CHANNEL -> port.destroyCompChannel(d.nativeId);
@@ -321,14 +369,15 @@ public final class IdEngine {
                 completions.fail(d, f.request(), f.failure());
             }
             case CALL_HANDLER -> role(d).notice(d, ((Action.CallHandler) a).notice());
-            case LOG_UNEXPECTED -> {
-                Action.LogUnexpected u = (Action.LogUnexpected) a;
-                LOG.log(Level.DEBUG, () -> d.name() + ": unexpected " + u.input()
-                        + " in " + u.phase() + ": " + u.why());
-            }
+            case LOG_UNEXPECTED -> logUnexpected(d, (Action.LogUnexpected) a);
             case CREATE_ID, RESOLVE_ADDR, RESOLVE_ROUTE, CREATE_QP, CONNECT, ACCEPT, JOIN_MULTICAST, RELISTEN ->
                     throw new AssertionError("native calls run in NativeCalls: " + a);
         }
+    }
+
+    /** An input the machine did not expect (a race it tolerates, or a bug): a debug line. */
+    private static void logUnexpected(IdDriver d, Action.LogUnexpected u) {
+        LOG.log(Level.DEBUG, () -> d.name() + ": unexpected " + u.input() + " in " + u.phase() + ": " + u.why());
     }
 
     // ------------------------------------------------------------------ requests

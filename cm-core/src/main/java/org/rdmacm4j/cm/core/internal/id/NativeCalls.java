@@ -32,18 +32,20 @@ final class NativeCalls {
             // transition); a failure of either is the step's failure. Each new id of a retry gets them again.
             case RESOLVE_ROUTE -> {
                 Action.ResolveRoute r = (Action.ResolveRoute) call;
-                d.typeOfService.ifPresent(tos -> port.setTypeOfService(d.nativeId, tos));
+                if (d.typeOfService.isPresent()) {   // not ifPresent(lambda): see setAckTimeout
+                    port.setTypeOfService(d.nativeId, d.typeOfService.getAsInt());
+                }
                 port.resolveRoute(d.nativeId, r.timeoutMs());
             }
             case CONNECT -> {
                 Action.Connect c = (Action.Connect) call;
-                d.ackTimeout.ifPresent(t -> port.setAckTimeout(d.nativeId, t));
+                setAckTimeout(d);
                 port.connect(d.nativeId, c.privateData(), clamp(c.tuning(), port.deviceLimits(d.nativeId)));
             }
             case ACCEPT -> {
                 Action.Accept a = (Action.Accept) call;
                 if (!role.runNative(d, a)) {
-                    d.ackTimeout.ifPresent(t -> port.setAckTimeout(d.nativeId, t));
+                    setAckTimeout(d);
                     port.accept(d.nativeId, a.privateData(), clamp(a.tuning(), port.deviceLimits(d.nativeId)));
                 }
             }
@@ -60,6 +62,17 @@ final class NativeCalls {
                  DESTROY_COMP_CHANNEL, DESTROY_ID, LEAK_ID, LEAVE_MULTICAST, OFFER_REQUEST, REFUSE_REQUEST,
                  SETTLE_REQUEST, ARM_TIMER, CANCEL_TIMER, COMPLETE_FUTURE, FAIL_FUTURE, CALL_HANDLER, LOG_UNEXPECTED ->
                     throw new AssertionError("not a native call: " + call);
+        }
+    }
+
+    /**
+     * Sets the id's ack timeout, if it has one. Not {@code ifPresent} with a lambda: that lambda
+     * captures and is made on every connect and accept, under C1 a native VM call each
+     * (docs/benchmarks.md, "Capturing lambdas under C1").
+     */
+    private void setAckTimeout(IdDriver d) {
+        if (d.ackTimeout.isPresent()) {
+            port.setAckTimeout(d.nativeId, d.ackTimeout.getAsInt());
         }
     }
 

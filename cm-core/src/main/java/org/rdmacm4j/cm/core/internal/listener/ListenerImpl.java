@@ -97,7 +97,7 @@ final class ListenerImpl implements RdmaListener {
             dispatcher.refuseQueued(r);
             return;
         }
-        callbacks.execute(() -> waiter.complete(r));
+        callbacks.execute(new CmFuture.CompleteTask<>(waiter, r, null));
     }
 
     /** On close: the requests nobody took, and the next() calls nobody will answer. */

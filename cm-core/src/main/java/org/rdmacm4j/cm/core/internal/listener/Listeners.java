@@ -189,8 +189,7 @@ public final class Listeners implements IdRole, ListenerImpl.Control, RequestImp
         if (l.handler != null && l.options.decideOnDispatcher()) {
             decide(l.handler, r);   // asked for (ListenOptions.decideOnDispatcher): here, no hand-off
         } else if (l.handler != null) {
-            RequestHandler h = l.handler;
-            p.callbacks.execute(() -> decide(h, r));
+            p.callbacks.execute(new Decide(this, l.handler, r));
         } else {
             l.enqueue(r, p.callbacks);
         }
@@ -207,6 +206,19 @@ public final class Listeners implements IdRole, ListenerImpl.Control, RequestImp
             stats.callbackFailures.increment();
             LOG.log(Level.WARNING, "RequestHandler threw for " + r + "; rejecting the request", t);
             r.reject();
+        }
+    }
+
+    /**
+     * {@link #decide} on the callback executor. A named class, not a capturing lambda: one is made per
+     * request, and under C1 each capturing lambda made is a native VM call (docs/benchmarks.md,
+     * "Capturing lambdas under C1"). The rare paths here (listen, reject, a queued request refused,
+     * a listener's notices) keep their lambdas.
+     */
+    private record Decide(Listeners listeners, RequestHandler h, RequestImpl r) implements Runnable {
+        @Override
+        public void run() {
+            listeners.decide(h, r);
         }
     }
 

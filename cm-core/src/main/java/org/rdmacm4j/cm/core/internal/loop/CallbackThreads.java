@@ -52,16 +52,31 @@ public final class CallbackThreads implements Executor {
             throw new RejectedExecutionException("the callback executor is shut down (RdmaCm closed)");
         }
         try {
-            threads.newThread(() -> {
-                try {
-                    task.run();
-                } finally {
-                    finished();
-                }
-            }).start();
+            threads.newThread(new Counted(task)).start();
         } catch (RuntimeException | Error e) {
             finished();
             throw e instanceof RejectedExecutionException r ? r : new RejectedExecutionException("cannot start a callback thread", e);
+        }
+    }
+
+    /**
+     * A task that counts itself finished when it ends. A named class, not a capturing lambda: under
+     * C1 each capturing lambda made is a native VM call (docs/benchmarks.md, "Capturing lambdas under C1").
+     */
+    private final class Counted implements Runnable {
+        private final Runnable task;
+
+        Counted(Runnable task) {
+            this.task = task;
+        }
+
+        @Override
+        public void run() {
+            try {
+                task.run();
+            } finally {
+                finished();
+            }
         }
     }
 

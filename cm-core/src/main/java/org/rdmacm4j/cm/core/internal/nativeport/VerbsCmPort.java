@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongPredicate;
 import org.rdmacm4j.cm.core.QpCapabilities;
 import org.rdmacm4j.cm.core.internal.NativePort;
 import org.rdmacm4j.cm.core.internal.connection.DataPath;
@@ -68,6 +69,12 @@ public final class VerbsCmPort implements NativePort {
     private final QueuePairs queuePairs;
     private final CmEvents events;
     private final DeviceLoss deviceLoss = new DeviceLoss();
+    /**
+     * {@link #holdsAnythingOn}, made once with the port: a bound method reference made in
+     * {@link #drainEvents} would be a native VM call every dispatcher turn under C1 (docs/benchmarks.md,
+     * "Capturing lambdas under C1").
+     */
+    private final LongPredicate holdsAnything = this::holdsAnythingOn;
     private EventSink sink;
 
     private VerbsCmPort(int pollerThreads, String name, boolean prelink, Runnable warmUp) {
@@ -147,7 +154,7 @@ public final class VerbsCmPort implements NativePort {
         events.drain(s, cmReady, asyncReady);
         cmReady = false;
         asyncReady = false;
-        deviceLoss.tick(System.nanoTime(), this::holdsAnythingOn);
+        deviceLoss.tick(System.nanoTime(), holdsAnything);
     }
 
     /**

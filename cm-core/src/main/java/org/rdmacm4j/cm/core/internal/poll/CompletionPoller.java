@@ -81,26 +81,14 @@ public final class CompletionPoller implements PollerCommands {
         synchronized (this) {
             token = nextToken++;
         }
-        command(() -> {
-            Entry e = new Entry(channel, cq, sink);
-            entries.put(token, e);
-            cq.requestNotify(false);
-            epoll.add(channel.fd(), token);
-            pollAll(e);   // completions that arrived before the CQ was armed
-        });
+        command(new Register(this, token, channel, cq, sink));
         return token;
     }
 
     /** Collects the completions left in the CQ (the QP is in the error state: these are flushes). */
     @Override
     public void drain(long token, Runnable drained) {
-        command(() -> {
-            Entry e = entries.get(token);
-            if (e != null) {
-                pollAll(e);
-            }
-            drained.run();
-        });
+        command(new Drain(this, token, drained));
     }
 
     /**
@@ -109,33 +97,86 @@ public final class CompletionPoller implements PollerCommands {
      */
     @Override
     public void startKeepalive(long token, Keepalive keepalive) {
-        command(() -> {
-            Entry e = entries.get(token);
-            if (e != null && e.keepalive == null) {
-                e.keepalive = keepalive;
-                keepalives.start(keepalive, System.nanoTime());
-            }
-        });
+        command(new StartKeepalive(this, token, keepalive));
     }
 
     /** Stops touching the CQ, acks every CQ event taken, then runs {@code quiesced}. */
     @Override
     public void quiesce(long token, Runnable quiesced) {
-        command(() -> {
-            Entry e = entries.remove(token);
-            if (e != null) {
-                epoll.remove(e.channel.fd());
-                if (e.keepalive != null) {
-                    e.keepalive.cancelled = true;   // never ticks again: the QP is about to go
-                }
-                while (e.channel.takeEvent(e.cq)) {
-                    // take what is pending so that ibv_ack_cq_events covers it
-                }
-                pollAll(e);
-                e.cq.ackEvents();
+        command(new Quiesce(this, token, quiesced));
+    }
+
+    // The commands: named classes, not capturing lambdas, since one is made per connection and step
+    // on the dispatcher, and under C1 (the launchers' JIT) each capturing lambda made is a native VM
+    // call (docs/benchmarks.md, "Capturing lambdas under C1"). Each runs its method below on the poller thread.
+
+    private record Register(CompletionPoller poller, long token, CompletionChannel channel, CompletionQueue cq,
+                            CompletionSink sink) implements Runnable {
+        @Override
+        public void run() {
+            poller.registerNow(token, channel, cq, sink);
+        }
+    }
+
+    private record Drain(CompletionPoller poller, long token, Runnable drained) implements Runnable {
+        @Override
+        public void run() {
+            poller.drainNow(token, drained);
+        }
+    }
+
+    private record StartKeepalive(CompletionPoller poller, long token, Keepalive keepalive) implements Runnable {
+        @Override
+        public void run() {
+            poller.startKeepaliveNow(token, keepalive);
+        }
+    }
+
+    private record Quiesce(CompletionPoller poller, long token, Runnable quiesced) implements Runnable {
+        @Override
+        public void run() {
+            poller.quiesceNow(token, quiesced);
+        }
+    }
+
+    private void registerNow(long token, CompletionChannel channel, CompletionQueue cq, CompletionSink sink) {
+        Entry e = new Entry(channel, cq, sink);
+        entries.put(token, e);
+        cq.requestNotify(false);
+        epoll.add(channel.fd(), token);
+        pollAll(e);   // completions that arrived before the CQ was armed
+    }
+
+    private void drainNow(long token, Runnable drained) {
+        Entry e = entries.get(token);
+        if (e != null) {
+            pollAll(e);
+        }
+        drained.run();
+    }
+
+    private void startKeepaliveNow(long token, Keepalive keepalive) {
+        Entry e = entries.get(token);
+        if (e != null && e.keepalive == null) {
+            e.keepalive = keepalive;
+            keepalives.start(keepalive, System.nanoTime());
+        }
+    }
+
+    private void quiesceNow(long token, Runnable quiesced) {
+        Entry e = entries.remove(token);
+        if (e != null) {
+            epoll.remove(e.channel.fd());
+            if (e.keepalive != null) {
+                e.keepalive.cancelled = true;   // never ticks again: the QP is about to go
             }
-            quiesced.run();
-        });
+            while (e.channel.takeEvent(e.cq)) {
+                // take what is pending so that ibv_ack_cq_events covers it
+            }
+            pollAll(e);
+            e.cq.ackEvents();
+        }
+        quiesced.run();
     }
 
     /**
