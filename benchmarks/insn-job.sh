@@ -46,7 +46,7 @@ run() {   # run PROG VARIANT REP CONNECTIONS COMMAND...
     mv "${m}" "${OUT}/perfmap-${pid}.map"
   done
   echo "${prog} ${v} ${rep} ${conns} ${rc} $(basename "${f}") ${pid}" >> "${labels}"
-  echo "insn-job: ${prog} ${v} r${rep} rc ${rc} $(grep '^window connections' "${f}")"
+  echo "insn-job: ${prog} ${v} r${rep} rc ${rc} $(grep '^window connections' "${f}") $(grep '^window_jvm' "${f}")"
 }
 for rep in $(seq 1 "${REPS:-2}"); do
   for prog in ${PROGS:-c floor vfloor cm}; do

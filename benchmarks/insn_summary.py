@@ -5,11 +5,15 @@ Reads OUT/insn-marks.txt (the plugin's "mark open|close kernel K user U [NAME VA
 the order the guest executed them) and OUT/insn-labels.txt (insn-job.sh's "PROG VARIANT REP
 CONNECTIONS RC FILE [PID]", one per window, in the order they ran), pairs the k-th open/close with
 the k-th label, and prints per window and per program (min / median over repetitions) the kernel,
-user and total instructions per connection, each median as a ratio to C's, and the translation
-blocks executed and instructions translated per connection where the plugin counted them.
+user and total instructions per connection, each median as a ratio to C's, the translation
+blocks executed and instructions translated per connection where the plugin counted them, and the
+collections and JIT time inside each Java window (its 'window_jvm' line): the two things that move
+one build's user count between runs.
 
     python3 benchmarks/insn_summary.py OUT
 """
+import os
+import re
 import statistics
 import sys
 from collections import defaultdict
@@ -39,6 +43,15 @@ def windows(marks_path):
     return out
 
 
+def jvm_in_window(path):
+    """The program's 'window_jvm gcs G jit_ms J' line (Window.java), or '' if it has none."""
+    if not os.path.exists(path):
+        return ""
+    with open(path, errors="replace") as f:
+        m = re.search(r"^window_jvm gcs (\d+) jit_ms (\d+)", f.read(), re.M)
+    return f"  gcs {m.group(1)} jit_ms {m.group(2)}" if m else ""
+
+
 def main(out_dir):
     counted = windows(f"{out_dir}/insn-marks.txt")
     with open(f"{out_dir}/insn-labels.txt") as f:
@@ -52,13 +65,13 @@ def main(out_dir):
     rows = defaultdict(list)
     print(f"{'program':<16} {'rep':>3} {'kernel/conn':>12} {'user/conn':>12} {'total/conn':>12}"
           + "".join(f" {k + '/conn':>22}" for k in extra))
-    for w, (prog, variant, rep, conns, *_rest) in zip(counted, labels):
+    for w, (prog, variant, rep, conns, _rc, run_file, *_rest) in zip(counted, labels):
         n = int(conns)
         name = prog if variant == "-" else f"{prog}-{variant}"
         per = {k: v / n for k, v in w.items()}
         rows[name].append(per)
         print(f"{name:<16} {rep:>3} {per['kernel']:>12,.0f} {per['user']:>12,.0f} {per['kernel'] + per['user']:>12,.0f}"
-              + "".join(f" {per[k]:>22,.0f}" for k in extra))
+              + "".join(f" {per[k]:>22,.0f}" for k in extra) + jvm_in_window(f"{out_dir}/{run_file}"))
     med = {name: {k: statistics.median(v[k] for v in vals) for k in vals[0]} for name, vals in rows.items()}
     c = med.get("c")
     print()

@@ -33,6 +33,8 @@ final class Window {
     private final long startNanos;
     private final long[] cpu;
     private final Map<Integer, Sched> threads;
+    private final long gcs;
+    private final long jitMs;
 
     private Window() throws IOException {
         printInfinibandFds();
@@ -41,6 +43,8 @@ final class Window {
         // the JVM's own clock (-XX:+PrintCompilation's, -Xlog's uptime), to place its lines in the
         // window; read before the window (the first read loads the management classes)
         long uptimeMs = ManagementFactory.getRuntimeMXBean().getUptime();
+        gcs = gcCount();
+        jitMs = ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
         perf("enable\n");
         InsnMark.open();
         startNanos = System.nanoTime();
@@ -61,6 +65,10 @@ final class Window {
         Map<Integer, Sched> now = threads();
         System.out.println("window_end_monotonic_ns " + (startNanos + wallNanos));
         System.out.println("window_end_jvm_uptime_ms " + ManagementFactory.getRuntimeMXBean().getUptime());
+        // what the JVM did inside the window besides the program: collections and JIT compiling, the
+        // two things that move a window's instruction count between runs of one build
+        System.out.println("window_jvm gcs " + (gcCount() - gcs) + " jit_ms "
+                + (ManagementFactory.getCompilationMXBean().getTotalCompilationTime() - jitMs));
         double per = connections;
         long run = 0;
         long wait = 0;
@@ -76,6 +84,14 @@ final class Window {
                 connections, wallNanos / 1e3 / per, (cpuNow[0] - cpu[0]) * 1e6 / USER_HZ / per,
                 (cpuNow[1] - cpu[1]) * 1e6 / USER_HZ / per, run / 1e3 / per, wait / 1e3 / per);
         System.out.flush();
+    }
+
+    private static long gcCount() {
+        long n = 0;
+        for (var gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            n += Math.max(0, gc.getCollectionCount());
+        }
+        return n;
     }
 
     /** {utime, stime} of the whole process in ticks: /proc/self/stat fields 14 and 15. */
