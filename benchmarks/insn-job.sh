@@ -17,18 +17,18 @@
 # JAVA_EXTRA (JVM options added to every Java program's command line).
 set -u
 : "${OUT:?}" "${JARS:?}"
-c1=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED)
+jvm=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED)
 # JIT=jdk: the JDK's default tiered JIT (C2 included), the launchers' GC kept (as run-all's "jdk")
-[[ ${JIT:-c1} == jdk ]] && c1=(-XX:+UseSerialGC --enable-native-access=ALL-UNNAMED)
+[[ ${JIT:-c1} == jdk ]] && jvm=(-XX:+UseSerialGC --enable-native-access=ALL-UNNAMED)
 read -r -a extra <<< "${JAVA_EXTRA:-}"   # more JVM options for every Java program, e.g. a -D to A/B
-c1+=("${extra[@]}")
+jvm+=("${extra[@]}")
 k=${K:-2000}; from=${FROM:-1001}; n=${N:-500}; ccw=${CC_W:-1000}; cck=${CC_K:-1000}
 server=192.0.2.1; client=192.0.2.3; port=29000
 ulimit -n 1048576 2>/dev/null || ulimit -n "$(ulimit -Hn)"   # the storm: a channel fd per CQ
 labels="${OUT}/insn-labels.txt"
 : > "${labels}"
 if [[ ${PROFILE:-0} == 1 ]]; then
-  c1+=(-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit)
+  jvm+=(-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit)
   export INSN_MAPS="${OUT}"
   cat /proc/kallsyms > "${OUT}/kallsyms.txt"
   rm -f /tmp/perf-*.map
@@ -56,11 +56,11 @@ for rep in $(seq 1 "${REPS:-2}"); do
     fi
     for pair in ${JARS}; do
       v=${pair%%=*}; jar=${pair#*=}
-      case ${prog} in
-        floor) run floor "${v}" "${rep}" $((k - from + 1)) java "${c1[@]}" -cp "${jar}" org.rdmacm4j.benchmarks.FfmFloor warm "${server}" "${client}" $((port++)) "${k}" "${from}" "${n}" ;;
-        vfloor) run vfloor "${v}" "${rep}" $((k - from + 1)) java "${c1[@]}" -cp "${jar}" org.rdmacm4j.benchmarks.VerbsFloor warm "${server}" "${client}" $((port++)) "${k}" "${from}" "${n}" ;;
-        cm) run cm "${v}" "${rep}" $((k - from + 1)) java "${c1[@]}" -cp "${jar}" org.rdmacm4j.benchmarks.CmBench warm "${server}" "${client}" $((port++)) "${k}" "${from}" "${n}" ;;
-        cc) run cc "${v}" "${rep}" "${cck}" java "${c1[@]}" -cp "${jar}" org.rdmacm4j.benchmarks.ConnectCost "${server}" "${client}" $((port++)) "${ccw}" "${cck}" ;;
+      case ${prog} in   # the three warm loops take C's arguments; ConnectCost its own
+        floor|vfloor|cm)
+          main=FfmFloor; [[ ${prog} == vfloor ]] && main=VerbsFloor; [[ ${prog} == cm ]] && main=CmBench
+          run "${prog}" "${v}" "${rep}" $((k - from + 1)) java "${jvm[@]}" -cp "${jar}" "org.rdmacm4j.benchmarks.${main}" warm "${server}" "${client}" $((port++)) "${k}" "${from}" "${n}" ;;
+        cc) run cc "${v}" "${rep}" "${cck}" java "${jvm[@]}" -cp "${jar}" org.rdmacm4j.benchmarks.ConnectCost "${server}" "${client}" $((port++)) "${ccw}" "${cck}" ;;
         *) echo "insn-job: unknown program ${prog}" >&2; exit 2 ;;
       esac
     done
