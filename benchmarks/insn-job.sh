@@ -14,7 +14,8 @@
 # PROFILE (0; 1: the plugin also profiles each window, and each run leaves what insn_profile.py needs
 # to name its addresses: the JVM's perf map at exit, the process's maps at the window's close, and
 # once the guest kernel's symbols), JIT (c1, the launchers' JIT, or jdk: the JDK's default tiered JIT),
-# JAVA_EXTRA (JVM options added to every Java program's command line).
+# JAVA_EXTRA (JVM options added to every Java program's command line), JAVA_EXTRA_<NAME> (added to
+# the runs of jar NAME only).
 set -u
 : "${OUT:?}" "${JARS:?}"
 jvm=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED)
@@ -56,11 +57,13 @@ for rep in $(seq 1 "${REPS:-2}"); do
     fi
     for pair in ${JARS}; do
       v=${pair%%=*}; jar=${pair#*=}
+      ve="JAVA_EXTRA_${v}"; read -r -a vextra <<< "${!ve:-}"
+      vjvm=("${jvm[@]}" "${vextra[@]}")
       case ${prog} in   # the three warm loops take C's arguments; ConnectCost its own
         floor|vfloor|cm)
           main=FfmFloor; [[ ${prog} == vfloor ]] && main=VerbsFloor; [[ ${prog} == cm ]] && main=CmBench
-          run "${prog}" "${v}" "${rep}" $((k - from + 1)) java "${jvm[@]}" -cp "${jar}" "org.rdmacm4j.benchmarks.${main}" warm "${server}" "${client}" $((port++)) "${k}" "${from}" "${n}" ;;
-        cc) run cc "${v}" "${rep}" "${cck}" java "${jvm[@]}" -cp "${jar}" org.rdmacm4j.benchmarks.ConnectCost "${server}" "${client}" $((port++)) "${ccw}" "${cck}" ;;
+          run "${prog}" "${v}" "${rep}" $((k - from + 1)) java "${vjvm[@]}" -cp "${jar}" "org.rdmacm4j.benchmarks.${main}" warm "${server}" "${client}" $((port++)) "${k}" "${from}" "${n}" ;;
+        cc) run cc "${v}" "${rep}" "${cck}" java "${vjvm[@]}" -cp "${jar}" org.rdmacm4j.benchmarks.ConnectCost "${server}" "${client}" $((port++)) "${ccw}" "${cck}" ;;
         *) echo "insn-job: unknown program ${prog}" >&2; exit 2 ;;
       esac
     done

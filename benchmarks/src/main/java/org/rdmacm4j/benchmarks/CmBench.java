@@ -18,8 +18,11 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.rdmacm4j.cm.core.AcceptOptions;
 import org.rdmacm4j.cm.core.ConnectOptions;
 import org.rdmacm4j.cm.core.ConnectionHandler;
@@ -174,7 +177,42 @@ public final class CmBench {
         if (w != null) {
             b.warmUp(Integer.parseInt(w));
         }
+        Executor callbacks = callbackExecutor();
+        if (callbacks != null) {
+            b.callbackExecutor(callbacks);
+        }
         return b.build();
+    }
+
+    /** Callback tasks given to a {@code counted} executor (printed at exit as {@code callback_tasks N}). */
+    private static final AtomicLong CALLBACK_TASKS = new AtomicLong();
+
+    /**
+     * The callback executor for an A/B of its cost, {@code -Drdmacm4j.bench.callbacks=}: {@code library}
+     * (the default: the RdmaCm's own, a virtual thread per task), {@code counted} (a virtual thread per
+     * task as the JDK's executor makes them, counting the tasks, printed at exit), {@code platform}
+     * (one platform thread fed by a blocking queue: parks without spinning, runs callbacks one at a
+     * time). Null for the library's own. The executors given here are never shut down: their threads
+     * are daemons and the process ends with the benchmark.
+     */
+    private static Executor callbackExecutor() {
+        String c = System.getProperty("rdmacm4j.bench.callbacks", "library");
+        return switch (c) {
+            case "library" -> null;
+            case "counted" -> {
+                Executor virtual = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("bench-callback").factory());
+                Runtime.getRuntime().addShutdownHook(new Thread(
+                        () -> System.out.println("callback_tasks " + CALLBACK_TASKS.get())));
+                yield task -> {
+                    CALLBACK_TASKS.incrementAndGet();
+                    virtual.execute(task);
+                };
+            }
+            case "platform" -> Executors.newSingleThreadExecutor(
+                    Thread.ofPlatform().name("bench-callback").daemon(true).factory());
+            default -> throw new IllegalArgumentException(
+                    "rdmacm4j.bench.callbacks must be library, counted or platform, not " + c);
+        };
     }
 
     /** A listener that accepts every request raw with cmtime's QP and collects the accepted ends. */
