@@ -72,7 +72,7 @@ public final class RdmaCm implements AutoCloseable {
     }
 
     /**
-     * Opens an instance with the defaults (one poller, virtual-thread callbacks, 10 s close).
+     * Opens an instance with the defaults (one poller, the default callback threads, 10 s close).
      *
      * @throws RdmaUnavailableException if this machine or JVM cannot use RDMA at all (no device, no
      *         {@code rdma_ucm}, libraries or native access missing): its one-line message says what
@@ -389,8 +389,9 @@ public final class RdmaCm implements AutoCloseable {
         }
 
         /**
-         * Where callbacks and future completions run (default: a virtual thread per task, owned and
-         * shut down by the RdmaCm). Callbacks of one connection stay ordered on any executor.
+         * Where callbacks and future completions run (default: reused daemon worker threads, a new one
+         * whenever none is idle so a blocking callback holds up no other connection, owned and shut
+         * down by the RdmaCm). Callbacks of one connection stay ordered on any executor.
          */
         public Builder callbackExecutor(Executor executor) {
             this.executor = Objects.requireNonNull(executor, "executor");
