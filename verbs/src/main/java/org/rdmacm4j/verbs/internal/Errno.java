@@ -33,9 +33,11 @@ public final class Errno {
      */
     private static final long ERRNO = STATE_LAYOUT.byteOffset(groupElement("errno"));
 
-    // Arena.ofAuto(): the segment lives as long as its thread's ThreadLocal entry.
-    private static final ThreadLocal<MemorySegment> STATE =
-            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(STATE_LAYOUT));
+    // Arena.ofAuto(): the segment lives as long as its thread's ThreadLocal entry (and PerThread's
+    // cache). A PerThread, not a bare ThreadLocal: state() runs before every capturing call, and a
+    // ThreadLocal lookup is a JNI call into the VM under C1 (PerThread's comment).
+    private static final PerThread<MemorySegment> STATE =
+            new PerThread<>(() -> Arena.ofAuto().allocate(STATE_LAYOUT));
 
     /** Only when a failure is described: linked on first use. */
     private static final class Strerror {

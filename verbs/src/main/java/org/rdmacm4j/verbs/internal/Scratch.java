@@ -24,7 +24,8 @@ import java.lang.foreign.SegmentAllocator;
  */
 public final class Scratch implements SegmentAllocator, AutoCloseable {
     private static final long CAPACITY = 4096;
-    private static final ThreadLocal<Scratch> MINE = ThreadLocal.withInitial(() -> new Scratch(true));
+    /** The thread's pooled scratch: a {@link PerThread}, not a bare ThreadLocal (a JNI call per lookup under C1). */
+    private static final PerThread<Scratch> MINE = new PerThread<>(() -> new Scratch(true));
 
     /** The thread's block (null for a nested scratch, which uses {@link #overflow} only). */
     private final MemorySegment block;
@@ -33,7 +34,7 @@ public final class Scratch implements SegmentAllocator, AutoCloseable {
     private Arena overflow;
 
     private Scratch(boolean pooled) {
-        // Arena.ofAuto(): the block lives as long as its thread's ThreadLocal entry.
+        // Arena.ofAuto(): the block lives as long as its thread's ThreadLocal entry (and PerThread's cache).
         this.block = pooled ? Arena.ofAuto().allocate(CAPACITY, 16) : null;
     }
 

@@ -11,6 +11,7 @@ import org.rdmacm4j.verbs.internal.CallGuard;
 import org.rdmacm4j.verbs.internal.Libc;
 import org.rdmacm4j.verbs.internal.Native;
 import org.rdmacm4j.verbs.internal.Ownership;
+import org.rdmacm4j.verbs.internal.PerThread;
 import org.rdmacm4j.verbs.internal.SysLib;
 
 /**
@@ -53,8 +54,9 @@ public final class Epoll implements AutoCloseable {
     private static final long DATA = SysLib.EV_DATA;
 
     // epoll_ctl's in-parameter, one per thread (add may run on any thread): no allocation per
-    // call after a thread's first, and no memory shared between concurrent add calls.
-    private static final ThreadLocal<MemorySegment> CTL_EVENT = ThreadLocal.withInitial(
+    // call after a thread's first, and no memory shared between concurrent add calls. A PerThread:
+    // a bare ThreadLocal lookup is a JNI call into the VM under C1 (PerThread's comment).
+    private static final PerThread<MemorySegment> CTL_EVENT = new PerThread<>(
             () -> Arena.ofAuto().allocate(SysLib.EPOLL_EVENT.size(), 8));
 
     private final int epfd;
