@@ -8,10 +8,9 @@ import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.rdmacm4j.verbs.Rdma;
 import org.rdmacm4j.verbs.ibv.QpType;
+import org.rdmacm4j.verbs.internal.AddressTable;
 import org.rdmacm4j.verbs.internal.CmLib;
 import org.rdmacm4j.verbs.internal.Decode;
 import org.rdmacm4j.verbs.internal.Layouts;
@@ -27,7 +26,7 @@ import org.rdmacm4j.verbs.internal.Scratch;
  * with an unacked event (which would make {@code rdma_destroy_id} block forever).
  *
  * <p>Threads: only the owner's thread (in rdmacm4j, the CM dispatcher) gets events, creates and
- * closes ids; {@link #fd()} may be read by any thread.
+ * closes ids (the table of its ids is not thread-safe); {@link #fd()} may be read by any thread.
  */
 public final class CmEventChannel implements AutoCloseable {
     private static final long CHANNEL_FD = Layouts.RDMA_EVENT_CHANNEL.offset("fd");
@@ -41,7 +40,8 @@ public final class CmEventChannel implements AutoCloseable {
     private final MemorySegment channel;
     private final int fd;
     private final Ownership ownership;
-    final Map<Long, CmId> ids = new ConcurrentHashMap<>();
+    // the live ids by address, for the events' id pointers: owner thread only (AddressTable's comment)
+    final AddressTable<CmId> ids = new AddressTable<>();
     // rdma_get_cm_event's out-parameter, reused (owner thread only): no allocation per event.
     private final MemorySegment eventOut = Arena.ofAuto().allocate(ADDRESS);
 

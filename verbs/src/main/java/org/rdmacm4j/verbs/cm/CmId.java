@@ -220,7 +220,10 @@ public final class CmId implements AutoCloseable {
         }
     }
 
-    /** {@code rdma_migrate_id}: this id's events now arrive on {@code target}. */
+    /**
+     * {@code rdma_migrate_id}: this id's events now arrive on {@code target}. On a thread that owns
+     * both channels (or while the target's owner makes no call on it): both channels' id tables change.
+     */
     public void migrate(CmEventChannel target) {
         checkArgument(target != null, "target must not be null");
         MemorySegment self = open();
