@@ -62,9 +62,11 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
                 maxInlineData, all);
     }
 
-    /** Writes the struct (zeroed first) and returns the ownerships the QP will depend on. */
+    /**
+     * Writes the struct into {@code out}, which must be zeroed (a {@code Scratch} slice, as both
+     * callers pass: no second fill), and returns the ownerships the QP will depend on.
+     */
     Ownership[] write(MemorySegment out) {
-        out.fill((byte) 0);
         out.set(ADDRESS_UNALIGNED, T_SEND_CQ, sendCq.segment());
         out.set(ADDRESS_UNALIGNED, T_RECV_CQ, recvCq.segment());
         out.set(ADDRESS_UNALIGNED, T_SRQ, srq == null ? MemorySegment.NULL : srq.segment());

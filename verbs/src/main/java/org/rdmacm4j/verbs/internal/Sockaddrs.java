@@ -46,10 +46,13 @@ public final class Sockaddrs {
         return a;
     }
 
-    /** Allocates a zeroed sockaddr_storage-sized buffer holding {@code a}. */
+    /**
+     * Allocates a sockaddr_storage-sized buffer holding {@code a}, the rest zero. {@code alloc}
+     * must hand out zeroed memory, as {@link Scratch} and every {@code Arena} do (this method does
+     * not fill it a second time).
+     */
     public static MemorySegment write(SegmentAllocator alloc, InetSocketAddress a) {
         MemorySegment s = alloc.allocate(Layouts.SOCKADDR_STORAGE.size(), Layouts.SOCKADDR_STORAGE.alignment());
-        s.fill((byte) 0);
         InetAddress ip = a.getAddress();
         if (ip instanceof Inet4Address) {
             s.set(JAVA_SHORT_UNALIGNED, IN_FAMILY, AF_INET);
