@@ -2,8 +2,8 @@ package org.rdmacm4j.verbs.cm;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -16,7 +16,6 @@ import org.rdmacm4j.verbs.internal.Decode;
 import org.rdmacm4j.verbs.internal.Layouts;
 import org.rdmacm4j.verbs.internal.Libc;
 import org.rdmacm4j.verbs.internal.Ownership;
-import org.rdmacm4j.verbs.internal.Scratch;
 
 /**
  * An rdma_cm event channel ({@code struct rdma_event_channel}) and the ids created on it.
@@ -35,15 +34,15 @@ public final class CmEventChannel implements AutoCloseable {
     private static final long EV_EVENT = Layouts.RDMA_CM_EVENT.offset("event");
     private static final long EV_STATUS = Layouts.RDMA_CM_EVENT.offset("status");
     private static final long EV_PARAM = Layouts.RDMA_CM_EVENT.offset("param");
-    private static final long ID_QP_TYPE = Layouts.RDMA_CM_ID.offset("qp_type");
 
     private final MemorySegment channel;
     private final int fd;
     private final Ownership ownership;
     // the live ids by address, for the events' id pointers: owner thread only (AddressTable's comment)
     final AddressTable<CmId> ids = new AddressTable<>();
-    // rdma_get_cm_event's out-parameter, reused (owner thread only): no allocation per event.
-    private final MemorySegment eventOut = Arena.ofAuto().allocate(ADDRESS);
+    // rdma_get_cm_event's and rdma_create_id's out-parameter, reused (owner thread only, never two
+    // calls at once): no allocation and no scratch per event or per id.
+    private final MemorySegment out = Arena.ofAuto().allocate(ADDRESS);
 
     private CmEventChannel(MemorySegment channel) {
         this.channel = channel;
@@ -78,11 +77,7 @@ public final class CmEventChannel implements AutoCloseable {
     public CmId createId(PortSpace portSpace) {
         checkArgument(portSpace != null, "portSpace must not be null");
         ownership.ensureOpen();
-        try (Scratch arena = Scratch.open()) {
-            MemorySegment out = arena.allocate(ADDRESS);
-            MemorySegment id = CmLib.createId(channel, out, portSpace.value());
-            return register(id);
-        }
+        return register(CmLib.createId(channel, out, portSpace.value()));
     }
 
     private CmId register(MemorySegment id) {
@@ -98,7 +93,7 @@ public final class CmEventChannel implements AutoCloseable {
      */
     public CmEvent getEvent() {
         ownership.ensureOpen();
-        MemorySegment event = CmLib.getCmEvent(channel, eventOut);
+        MemorySegment event = CmLib.getCmEvent(channel, out);
         if (event.address() == 0L) {
             return null;
         }
@@ -138,25 +133,29 @@ public final class CmEventChannel implements AutoCloseable {
         return getEvent();
     }
 
+    /*
+     * The id pointers are read as plain longs and only looked up: a MemorySegment is made for an id
+     * pointer only when a CONNECT_REQUEST brings a new id. The param union is read in place in the
+     * event (no slice) on the RC path.
+     */
     private CmEvent copy(MemorySegment event) {
         CmEventType type = CmEventType.of(event.get(JAVA_INT_UNALIGNED, EV_EVENT));
         int status = event.get(JAVA_INT_UNALIGNED, EV_STATUS);
-        MemorySegment idPtr = event.get(Layouts.RDMA_CM_ID.pointerField(), EV_ID);
-        MemorySegment listenPtr = event.get(ADDRESS_UNALIGNED, EV_LISTEN_ID);
-        CmId id = ids.get(idPtr.address());
+        long idAddress = event.get(JAVA_LONG_UNALIGNED, EV_ID);
+        long listenAddress = event.get(JAVA_LONG_UNALIGNED, EV_LISTEN_ID);
+        CmId id = ids.get(idAddress);
         if (id == null) {
             if (type != CmEventType.CONNECT_REQUEST) {
                 throw new IllegalStateException("rdma_cm event " + type + " for an id unknown to this channel: 0x"
-                        + Long.toHexString(idPtr.address()));
+                        + Long.toHexString(idAddress));
             }
             // librdmacm created this id for the request: the caller owns it from now on.
-            id = register(idPtr);
+            id = register(event.get(Layouts.RDMA_CM_ID.pointerField(), EV_ID));
         }
-        CmId listenId = listenPtr.address() == 0L ? null : ids.get(listenPtr.address());
-        MemorySegment param = event.asSlice(EV_PARAM);
-        boolean ud = idPtr.get(JAVA_INT_UNALIGNED, ID_QP_TYPE) == QpType.UD.value();
-        ConnParam conn = ud || !carriesConnParam(type) ? null : Decode.connParam(param);
-        UdParam udParam = ud ? Decode.udParam(param) : null;
+        CmId listenId = listenAddress == 0L ? null : ids.get(listenAddress);
+        boolean ud = id.qpType() == QpType.UD.value();
+        ConnParam conn = ud || !carriesConnParam(type) ? null : Decode.connParam(event, EV_PARAM);
+        UdParam udParam = ud ? Decode.udParam(event.asSlice(EV_PARAM)) : null;
         return new CmEvent(type, status, id, listenId, conn, udParam);
     }
 

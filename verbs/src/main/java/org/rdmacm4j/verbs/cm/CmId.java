@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SegmentAllocator;
@@ -43,9 +44,9 @@ public final class CmId implements AutoCloseable {
     static final long QP = Layouts.RDMA_CM_ID.offset("qp");
     static final long PS = Layouts.RDMA_CM_ID.offset("ps");
     static final long PORT_NUM = Layouts.RDMA_CM_ID.offset("port_num");
+    static final long QP_TYPE = Layouts.RDMA_CM_ID.offset("qp_type");
     static final long SRC_ADDR = Layouts.RDMA_CM_ID.offset("route.addr.src_addr");
     static final long DST_ADDR = Layouts.RDMA_CM_ID.offset("route.addr.dst_addr");
-    static final long SOCKADDR_SIZE = Layouts.SOCKADDR_STORAGE.size();
 
 
     /** UD private data limits: SIDR REQ and REP (rdma_connect.3, rdma_accept.3). */
@@ -90,6 +91,11 @@ public final class CmId implements AutoCloseable {
 
     Ownership ownership() {
         return ownership;
+    }
+
+    /** {@code id->qp_type}, read from the id's memory as every event did before; for the channel. */
+    int qpType() {
+        return id.get(JAVA_INT_UNALIGNED, QP_TYPE);
     }
 
     /** {@code rdma_bind_addr}. Port 0 picks a free port. */
@@ -274,12 +280,12 @@ public final class CmId implements AutoCloseable {
 
     /** The local address ({@code rdma_get_local_addr}), or null while unbound. */
     public InetSocketAddress localAddress() {
-        return Sockaddrs.read(open().asSlice(SRC_ADDR, SOCKADDR_SIZE));
+        return Sockaddrs.read(open(), SRC_ADDR);   // in place: no slice of the id
     }
 
     /** The peer address ({@code rdma_get_peer_addr}), or null while unresolved. */
     public InetSocketAddress peerAddress() {
-        return Sockaddrs.read(open().asSlice(DST_ADDR, SOCKADDR_SIZE));
+        return Sockaddrs.read(open(), DST_ADDR);
     }
 
     /** {@code rdma_get_src_port}, in host order. */
@@ -299,7 +305,7 @@ public final class CmId implements AutoCloseable {
 
     /** True once the id is bound to a device ({@code id->verbs} set). */
     public boolean hasDevice() {
-        return open().get(ADDRESS_UNALIGNED, VERBS).address() != 0L;
+        return open().get(JAVA_LONG_UNALIGNED, VERBS) != 0L;   // a pointer compared, not a segment made
     }
 
     /** {@code ibv_get_device_name(id->verbs->device)}, or null before the id is bound to a device. */
@@ -318,7 +324,7 @@ public final class CmId implements AutoCloseable {
      * bound, librdmacm holds that context open (its device reference counts the id).
      */
     public long deviceHandle() {
-        return open().get(ADDRESS_UNALIGNED, VERBS).address();
+        return open().get(JAVA_LONG_UNALIGNED, VERBS);
     }
 
     /**
@@ -349,7 +355,7 @@ public final class CmId implements AutoCloseable {
         MemorySegment self = open();
         Secrets.Ibv ibv = Secrets.ibv();
         MemorySegment pdSegment = ibv.segment(pd);
-        if (self.get(ADDRESS_UNALIGNED, QP).address() != 0L) {
+        if (self.get(JAVA_LONG_UNALIGNED, QP) != 0L) {
             throw new IllegalStateException(this + " already has a QP");
         }
         try (Scratch arena = Scratch.open()) {

@@ -1,7 +1,6 @@
 package org.rdmacm4j.verbs.ibv;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
@@ -84,7 +83,7 @@ public final class CompletionChannel implements AutoCloseable {
             if (!IbvLib.getCqEvent(self, cqOut, ctxOut)) {
                 return null;
             }
-            long address = cqOut.get(ADDRESS_UNALIGNED, 0).address();
+            long address = cqOut.get(JAVA_LONG_UNALIGNED, 0);   // only looked up: no segment for it
             CompletionQueue cq = Registry.get(address, CompletionQueue.class);
             if (cq == null) {
                 throw new IllegalStateException("completion event for a CQ unknown to this JVM: 0x"

@@ -77,11 +77,20 @@ public final class Decode {
     }
 
     public static ConnParam connParam(MemorySegment p) {
+        return connParam(p, 0);
+    }
+
+    /**
+     * The rdma_conn_param at {@code offset} in {@code s} (the event's {@code param} union): read in
+     * place, no slice of the event per decode.
+     */
+    public static ConnParam connParam(MemorySegment s, long offset) {
         return new ConnParam(
-                bytes(p.get(PRIVATE_DATA_PTR, CP_PRIVATE_DATA), u8(p, CP_PRIVATE_DATA_LEN)),
-                u8(p, CP_RESPONDER_RESOURCES), u8(p, CP_INITIATOR_DEPTH),
-                u8(p, CP_FLOW_CONTROL), u8(p, CP_RETRY_COUNT),
-                u8(p, CP_RNR_RETRY_COUNT), u8(p, CP_SRQ), p.get(JAVA_INT_UNALIGNED, CP_QP_NUM));
+                bytes(s.get(PRIVATE_DATA_PTR, offset + CP_PRIVATE_DATA), u8(s, offset + CP_PRIVATE_DATA_LEN)),
+                u8(s, offset + CP_RESPONDER_RESOURCES), u8(s, offset + CP_INITIATOR_DEPTH),
+                u8(s, offset + CP_FLOW_CONTROL), u8(s, offset + CP_RETRY_COUNT),
+                u8(s, offset + CP_RNR_RETRY_COUNT), u8(s, offset + CP_SRQ),
+                s.get(JAVA_INT_UNALIGNED, offset + CP_QP_NUM));
     }
 
     /** Writes {@code c} into a zeroed rdma_conn_param; {@code data} holds the private data bytes. */

@@ -72,19 +72,28 @@ public final class Sockaddrs {
 
     /** Reads a sockaddr (AF_INET or AF_INET6); null for AF_UNSPEC (nothing bound/resolved yet) or AF_IB. */
     public static InetSocketAddress read(MemorySegment sa) {
-        short family = sa.get(JAVA_SHORT_UNALIGNED, 0);
+        return read(sa, 0);
+    }
+
+    /**
+     * {@link #read(MemorySegment)} of the sockaddr at {@code offset} in {@code s} (a member of a
+     * struct): no slice of the struct per read.
+     */
+    public static InetSocketAddress read(MemorySegment s, long offset) {
+        short family = s.get(JAVA_SHORT_UNALIGNED, offset);
         try {
             if (family == AF_INET) {
                 byte[] b = new byte[4];
-                MemorySegment.copy(sa, JAVA_BYTE, IN_ADDR, b, 0, 4);
-                return new InetSocketAddress(InetAddress.getByAddress(b), Short.toUnsignedInt(sa.get(BE16, IN_PORT)));
+                MemorySegment.copy(s, JAVA_BYTE, offset + IN_ADDR, b, 0, 4);
+                return new InetSocketAddress(InetAddress.getByAddress(b),
+                        Short.toUnsignedInt(s.get(BE16, offset + IN_PORT)));
             }
             if (family == AF_INET6) {
                 byte[] b = new byte[16];
-                MemorySegment.copy(sa, JAVA_BYTE, IN6_ADDR, b, 0, 16);
-                int scope = sa.get(JAVA_INT_UNALIGNED, IN6_SCOPE);
+                MemorySegment.copy(s, JAVA_BYTE, offset + IN6_ADDR, b, 0, 16);
+                int scope = s.get(JAVA_INT_UNALIGNED, offset + IN6_SCOPE);
                 InetAddress ip = scope != 0 ? Inet6Address.getByAddress(null, b, scope) : InetAddress.getByAddress(b);
-                return new InetSocketAddress(ip, Short.toUnsignedInt(sa.get(BE16, IN6_PORT)));
+                return new InetSocketAddress(ip, Short.toUnsignedInt(s.get(BE16, offset + IN6_PORT)));
             }
             return null;
         } catch (UnknownHostException e) {

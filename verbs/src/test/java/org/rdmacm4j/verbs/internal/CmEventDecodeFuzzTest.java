@@ -93,6 +93,12 @@ class CmEventDecodeFuzzTest {
             assertThat(c.privateData()).isEqualTo(nullPointer ? new byte[0] : Arrays.copyOf(data, length));
             assertThat(c.responderResources()).isEqualTo(Decode.u8(p, cp.offset("responder_resources")));
             assertThat(c.rnrRetryCount()).isEqualTo(Decode.u8(p, cp.offset("rnr_retry_count")));
+
+            // read in place inside a larger struct (the event's param union), as CmEventChannel does
+            long at = 48;
+            MemorySegment event = arena.allocate(at + cp.size(), 8);
+            MemorySegment.copy(p, 0, event, at, cp.size());
+            assertThat(Decode.connParam(event, at)).isEqualTo(c);
         }
     }
 

@@ -78,6 +78,14 @@ class NativeSupportTest {
 
             MemorySegment empty = arena.allocate(128);
             assertThat(Sockaddrs.read(empty)).as("AF_UNSPEC").isNull();
+
+            // in place, as a member of a larger struct (CmId's src/dst addresses)
+            MemorySegment struct = arena.allocate(24 + 128 + 128, 8);
+            MemorySegment.copy(s, 0, struct, 24, 128);
+            MemorySegment.copy(s6, 0, struct, 24 + 128, 128);
+            assertThat(Sockaddrs.read(struct, 24)).isEqualTo(v4);
+            assertThat(Sockaddrs.read(struct, 24 + 128)).isEqualTo(v6);
+            assertThat(Sockaddrs.read(struct, 0)).as("AF_UNSPEC").isNull();
         }
         assertThat(Sockaddrs.portFromNetworkOrder((short) 0x2F1D)).isEqualTo(7471);
     }
