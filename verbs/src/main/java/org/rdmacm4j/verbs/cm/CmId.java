@@ -366,7 +366,7 @@ public final class CmId implements AutoCloseable {
             Ownership[] parents = Arrays.copyOf(deps, deps.length + 2);
             parents[deps.length] = ibv.ownership(pd);
             parents[deps.length + 1] = ownership;
-            return ibv.adoptQp(qp, attrs, new DestroyQp(id), parents);
+            return ibv.adoptQp(qp, pd, attrs, new DestroyQp(id), parents);
         }
     }
 

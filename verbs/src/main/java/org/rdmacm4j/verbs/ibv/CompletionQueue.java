@@ -33,16 +33,15 @@ public final class CompletionQueue implements AutoCloseable {
     private int unackedEvents;   // owner thread only
 
     // offsets as constants: a by-name lookup per CQ made is work on every connection's way up
-    private static final long CQ_CONTEXT = Layouts.IBV_CQ.offset("context");
     private static final long CQ_CQE = Layouts.IBV_CQ.offset("cqe");
     private static final long CQ_HANDLE = Layouts.IBV_CQ.offset("handle");
 
     CompletionQueue(DeviceContext context, CompletionChannel channel, MemorySegment cq) {
         this.cq = cq;
         this.channel = channel;
-        MemorySegment ctx = cq.get(Layouts.IBV_CONTEXT.pointerField(), CQ_CONTEXT);
-        this.pollFn = OpsTable.op(ctx, OpsTable.Op.POLL_CQ);
-        this.notifyFn = OpsTable.op(ctx, OpsTable.Op.REQ_NOTIFY_CQ);
+        // cq->context is the context it was made on: its ops, read once per context
+        this.pollFn = context.op(OpsTable.Op.POLL_CQ);
+        this.notifyFn = context.op(OpsTable.Op.REQ_NOTIFY_CQ);
         int cqe = cq.get(JAVA_INT_UNALIGNED, CQ_CQE);
         int handle = cq.get(JAVA_INT_UNALIGNED, CQ_HANDLE);
         this.capacity = cqe;

@@ -18,6 +18,7 @@ import org.rdmacm4j.verbs.internal.Decode;
 import org.rdmacm4j.verbs.internal.IbvLib;
 import org.rdmacm4j.verbs.internal.Layouts;
 import org.rdmacm4j.verbs.internal.Libc;
+import org.rdmacm4j.verbs.internal.OpsTable;
 import org.rdmacm4j.verbs.internal.Ownership;
 import org.rdmacm4j.verbs.internal.Registry;
 import org.rdmacm4j.verbs.internal.Scratch;
@@ -36,11 +37,20 @@ public final class DeviceContext implements AutoCloseable {
     private static final CStruct DA = Layouts.IBV_DEVICE_ATTR;
     private static final CStruct PA = Layouts.IBV_PORT_ATTR;
     private static final CStruct AE = Layouts.IBV_ASYNC_EVENT;
+    private static final int OPS = OpsTable.Op.values().length;
 
     private final MemorySegment context;
     private final Ownership ownership;
     private final boolean owned;
     private final String deviceName;
+    /**
+     * {@code context->ops} function pointers by {@link OpsTable.Op#ordinal()}, read on first use: a
+     * context's ops table does not change after open, and each CQ and QP made on it takes two, once
+     * per connection (reading them from every new object made a segment for its context pointer
+     * and one per function pointer). Filled racily on purpose: a slot holds null or a segment for
+     * the one value the table has, and segments are immutable (final fields).
+     */
+    private final MemorySegment[] ops = new MemorySegment[OPS];
 
     DeviceContext(MemorySegment context, boolean owned, String what, Ownership parent) {
         this.context = CTX.view(context);
@@ -103,6 +113,19 @@ public final class DeviceContext implements AutoCloseable {
 
     Ownership ownership() {
         return ownership;
+    }
+
+    /**
+     * {@code context->ops.<op>}, for the CQs and QPs made on this context (their {@code context}
+     * member is this context); UnsupportedOperationException if the provider lacks it.
+     */
+    MemorySegment op(OpsTable.Op op) {
+        int i = op.ordinal();
+        MemorySegment fn = ops[i];
+        if (fn == null) {
+            ops[i] = fn = OpsTable.op(context, op);
+        }
+        return fn;
     }
 
     /** The native address: equal for two views of the same context. */

@@ -28,8 +28,9 @@ final class IbvSecrets implements Secrets.Ibv {
     }
 
     @Override
-    public QueuePair adoptQp(MemorySegment qp, QpInitAttributes attrs, Runnable destroy, Ownership... parents) {
-        return new QueuePair(qp, attrs, destroy, parents);
+    public QueuePair adoptQp(MemorySegment qp, ProtectionDomain pd, QpInitAttributes attrs, Runnable destroy,
+                             Ownership... parents) {
+        return new QueuePair(qp, pd.context(), attrs, destroy, parents);
     }
 
     @Override

@@ -64,7 +64,7 @@ public final class ProtectionDomain implements AutoCloseable {
             Ownership[] deps = attrs.write(init);
             MemorySegment qp = IbvLib.createQp(self, init);
             Ownership[] parents = with(deps, ownership);
-            return new QueuePair(qp, attrs, null, parents);
+            return new QueuePair(qp, context, attrs, null, parents);
         }
     }
 

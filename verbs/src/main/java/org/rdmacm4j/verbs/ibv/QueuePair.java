@@ -26,7 +26,6 @@ import java.util.function.Supplier;
 public final class QueuePair implements AutoCloseable {
     private static final long QP_TYPE = Layouts.IBV_QP.offset("qp_type");
     private static final long QP_NUM = Layouts.IBV_QP.offset("qp_num");
-    private static final long QP_CONTEXT = Layouts.IBV_QP.offset("context");
     private final MemorySegment qp;
     private final Ownership ownership;
     private final QpType type;
@@ -35,15 +34,15 @@ public final class QueuePair implements AutoCloseable {
     private final MemorySegment postRecvFn;
     private final Runnable destroy;
 
-    QueuePair(MemorySegment qp, QpInitAttributes attrs, Runnable destroy, Ownership... parents) {
+    /** {@code context}: the PD's, which is {@code qp->context} (ibv_create_qp and rdma_create_qp make it so). */
+    QueuePair(MemorySegment qp, DeviceContext context, QpInitAttributes attrs, Runnable destroy, Ownership... parents) {
         this.qp = Layouts.IBV_QP.view(qp);
         QpType t = QpType.of(this.qp.get(JAVA_INT_UNALIGNED, QP_TYPE));
         int num = this.qp.get(JAVA_INT_UNALIGNED, QP_NUM);
         this.type = t;
         this.qpNum = num;
-        MemorySegment ctx = this.qp.get(Layouts.IBV_CONTEXT.pointerField(), QP_CONTEXT);
-        this.postSendFn = OpsTable.op(ctx, OpsTable.Op.POST_SEND);
-        this.postRecvFn = OpsTable.op(ctx, OpsTable.Op.POST_RECV);
+        this.postSendFn = context.op(OpsTable.Op.POST_SEND);   // read once per context
+        this.postRecvFn = context.op(OpsTable.Op.POST_RECV);
         this.destroy = destroy;
         // the description holds values, never this wrapper: the wrapper's cleaner holds the description
         this.ownership = new Ownership(new What(t, num), parents);

@@ -26,8 +26,9 @@ public final class Secrets {
         /** Writes {@code attrs} as a struct ibv_qp_init_attr; returns the CQ/SRQ ownerships the QP will depend on. */
         Ownership[] writeQpInitAttr(QpInitAttributes attrs, MemorySegment out);
 
-        /** Wraps the QP rdma_create_qp made; {@code destroy} is rdma_destroy_qp. */
-        QueuePair adoptQp(MemorySegment qp, QpInitAttributes attrs, Runnable destroy, Ownership... parents);
+        /** Wraps the QP rdma_create_qp made in {@code pd}; {@code destroy} is rdma_destroy_qp. */
+        QueuePair adoptQp(MemorySegment qp, ProtectionDomain pd, QpInitAttributes attrs, Runnable destroy,
+                          Ownership... parents);
 
         /** A non-owning view of a context librdmacm opened (id->verbs, rdma_get_devices). */
         DeviceContext borrowContext(MemorySegment context, String what, Ownership parent);
