@@ -11,6 +11,7 @@ import org.rdmacm4j.verbs.internal.IbvLib;
 import org.rdmacm4j.verbs.internal.Layouts;
 import org.rdmacm4j.verbs.internal.Libc;
 import org.rdmacm4j.verbs.internal.Ownership;
+import org.rdmacm4j.verbs.internal.PerThread;
 import org.rdmacm4j.verbs.internal.Registry;
 import java.util.function.Supplier;
 
@@ -25,10 +26,29 @@ public final class CompletionChannel implements AutoCloseable {
     private final MemorySegment channel;
     private final Ownership ownership;
     private final int fd;
-    private final MemorySegment cqOut;
-    private final MemorySegment ctxOut;
 
     private static final long CHANNEL_FD = Layouts.IBV_COMP_CHANNEL.offset("fd");
+
+    /**
+     * The out-parameters of ibv_get_cq_event, one pair per calling thread (in rdmacm4j, the
+     * poller): nothing is allocated per event nor per channel, and two threads never share a pair,
+     * so no lock either. They were a pair per channel, made in the constructor: an auto arena's
+     * allocation (a malloc and a Cleaner registration) and two slices per connection.
+     */
+    private static final PerThread<Cells> CELLS = new PerThread<>(Cells::new);
+
+    /** {@code struct ibv_cq *} and {@code void *} cells, in one allocation. */
+    private static final class Cells {
+        final MemorySegment cq;
+        final MemorySegment ctx;
+
+        Cells() {
+            // Arena.ofAuto(): the cells live as long as their thread's ThreadLocal entry
+            MemorySegment both = Arena.ofAuto().allocate(2 * ADDRESS.byteSize(), ADDRESS.byteAlignment());
+            this.cq = both.asSlice(0, ADDRESS.byteSize());
+            this.ctx = both.asSlice(ADDRESS.byteSize(), ADDRESS.byteSize());
+        }
+    }
 
     CompletionChannel(DeviceContext context, MemorySegment channel) {
         this.context = context;
@@ -38,11 +58,6 @@ public final class CompletionChannel implements AutoCloseable {
         // the description holds values, never this wrapper: the wrapper's cleaner holds the description
         this.ownership = new Ownership(new What(f), context.ownership());
         ownership.watch(this);
-        // Out-parameters of ibv_get_cq_event, reused: no allocation per event; both in one
-        // allocation (an auto arena's allocate is a malloc and a Cleaner registration each).
-        MemorySegment cells = Arena.ofAuto().allocate(2 * ADDRESS.byteSize(), ADDRESS.byteAlignment());
-        this.cqOut = cells.asSlice(0, ADDRESS.byteSize());
-        this.ctxOut = cells.asSlice(ADDRESS.byteSize(), ADDRESS.byteSize());
     }
 
     MemorySegment segment() {
@@ -79,19 +94,18 @@ public final class CompletionChannel implements AutoCloseable {
      */
     public CompletionQueue getEvent() {
         MemorySegment self = segment();
-        synchronized (cqOut) {
-            if (!IbvLib.getCqEvent(self, cqOut, ctxOut)) {
-                return null;
-            }
-            long address = cqOut.get(JAVA_LONG_UNALIGNED, 0);   // only looked up: no segment for it
-            CompletionQueue cq = Registry.get(address, CompletionQueue.class);
-            if (cq == null) {
-                throw new IllegalStateException("completion event for a CQ unknown to this JVM: 0x"
-                        + Long.toHexString(address));
-            }
-            cq.eventReceived();
-            return cq;
+        Cells cells = CELLS.get();
+        if (!IbvLib.getCqEvent(self, cells.cq, cells.ctx)) {
+            return null;
         }
+        long address = cells.cq.get(JAVA_LONG_UNALIGNED, 0);   // only looked up: no segment for it
+        CompletionQueue cq = Registry.get(address, CompletionQueue.class);
+        if (cq == null) {
+            throw new IllegalStateException("completion event for a CQ unknown to this JVM: 0x"
+                    + Long.toHexString(address));
+        }
+        cq.eventReceived();
+        return cq;
     }
 
     /**
@@ -102,18 +116,17 @@ public final class CompletionChannel implements AutoCloseable {
      */
     public boolean takeEvent(CompletionQueue expected) {
         MemorySegment self = segment();
-        synchronized (cqOut) {
-            if (!IbvLib.getCqEvent(self, cqOut, ctxOut)) {
-                return false;
-            }
-            long address = cqOut.get(JAVA_LONG_UNALIGNED, 0);
-            if (address != expected.segment().address()) {
-                throw new IllegalStateException("completion event for CQ 0x" + Long.toHexString(address)
-                        + ", not for " + expected);
-            }
-            expected.eventReceived();
-            return true;
+        Cells cells = CELLS.get();
+        if (!IbvLib.getCqEvent(self, cells.cq, cells.ctx)) {
+            return false;
         }
+        long address = cells.cq.get(JAVA_LONG_UNALIGNED, 0);
+        if (address != expected.segment().address()) {
+            throw new IllegalStateException("completion event for CQ 0x" + Long.toHexString(address)
+                    + ", not for " + expected);
+        }
+        expected.eventReceived();
+        return true;
     }
 
     /** Waits up to {@code timeout} for the fd, then gets one event; null on timeout. */
