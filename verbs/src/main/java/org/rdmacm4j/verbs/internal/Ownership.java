@@ -271,12 +271,29 @@ public final class Ownership {
      */
     public void watch(Object wrapper) {
         WATCHED.incrementAndGet();
-        CLEANER.register(wrapper, () -> {
-            if (!isClosed()) {
+        CLEANER.register(wrapper, new LeakWarning(this));
+    }
+
+    /**
+     * The cleaning action of {@link #watch}: a named class, not a capturing lambda, because every
+     * connection's CQ and completion channel are watched, and under C1 (the launchers' JIT) making
+     * a capturing lambda is a native call into the VM (docs/architecture.md, "Linkage"). Holds the
+     * ownership only, never the wrapper.
+     */
+    private static final class LeakWarning implements Runnable {
+        private final Ownership ownership;
+
+        LeakWarning(Ownership ownership) {
+            this.ownership = ownership;
+        }
+
+        @Override
+        public void run() {
+            if (!ownership.isClosed()) {
                 LOG.log(System.Logger.Level.WARNING, "{0} was garbage-collected without close(): its native"
-                        + " object leaks until the process exits", what());
+                        + " object leaks until the process exits", ownership.what());
             }
-        });
+        }
     }
 
     /**
