@@ -26,8 +26,13 @@ import java.lang.foreign.SegmentAllocator;
  */
 public final class Scratch implements SegmentAllocator, AutoCloseable {
     private static final long CAPACITY = 4096;
-    /** What {@link #close()} copies over the used part of the block. Never written. */
-    private static final MemorySegment ZEROS = MemorySegment.ofArray(new byte[(int) CAPACITY]);
+    /**
+     * What {@link #close()} copies over the used part of the block. Never written. Native, not a heap
+     * segment ({@code MemorySegment.ofArray}): a process's first heap segment loads a second segment
+     * implementation, after which C1 devirtualizes no segment access by class hierarchy and the FFM
+     * code compiled before is made not entrant (docs/benchmarks.md, "Two artefacts of the measuring").
+     */
+    private static final MemorySegment ZEROS = Arena.global().allocate(CAPACITY, 16);
     /** The thread's pooled scratch: a {@link PerThread}, not a bare ThreadLocal (a JNI call per lookup under C1). */
     private static final PerThread<Scratch> MINE = new PerThread<>(() -> new Scratch(true));
 
