@@ -283,6 +283,13 @@ public final class CmFuture<T> extends CompletableFuture<T> {
     }
 
     private void finishThrough(SerialExecutor callbacks, T value, Throwable failure) {
+        if (claim instanceof Posted) {
+            // An outcome was posted already: a CompleteTask would find the claim taken and do nothing
+            // (delegate() refuses), yet cost a drain on the callback executor and count as a callback
+            // until it ran. It happened twice per warm connection: a connection's closed future is
+            // posted when its close() completes, and completed again when the id retires.
+            return;
+        }
         if (callbacks.callbacksDone() && postWithoutWaking(value, failure)) {
             settleThrough(callbacks, new SettleTask(this), null);
         } else {

@@ -222,6 +222,26 @@ class CmFutureTest {
         f.settleThrough(callbacks, f::settle, null);
     }
 
+    /**
+     * A second completion through the executor of a future already posted (a connection's closed
+     * future: posted when its close() completes, completed again when the id retires) gives the
+     * executor nothing: the task would have found the claim taken and done nothing.
+     */
+    @Test
+    void completingAPostedFutureThroughTheExecutorQueuesNothing() throws Exception {
+        HoldingExecutor base = new HoldingExecutor();
+        var callbacks = new SerialExecutor(base);
+        CmFuture<String> f = new CmFuture<>();
+        f.completeThrough(callbacks, "first");
+        base.runAll();
+        assertThat(f.get(WAIT_S, TimeUnit.SECONDS)).isEqualTo("first");
+        f.completeThrough(callbacks, "second");
+        f.failThrough(callbacks, new IllegalStateException("late"));
+        assertThat(base.held).as("no task for an outcome that cannot change").isEmpty();
+        assertThat(callbacks.callbacksDone()).isTrue();
+        assertThat(f.get(WAIT_S, TimeUnit.SECONDS)).isEqualTo("first");
+    }
+
     @Test
     void aThreadParkedInGetSettlesAFutureNothingDependsOnAndTheExecutorIsNotUsed() throws Exception {
         HoldingExecutor base = new HoldingExecutor();
