@@ -15,19 +15,30 @@ final class Emitter {
     final List<Action> actions = new ArrayList<>();
 
     /**
-     * The actions as the immutable list a Transition keeps. Most steps emit one to three actions:
-     * List.of holds those without an array, and Transition's List.copyOf then keeps it as it is
-     * (copying the ArrayList would cost two array copies and a list per step).
+     * The actions as the immutable list a Transition keeps (Transition's List.copyOf keeps a
+     * List.of list as it is). Up to ten actions, List.of's fixed-arity forms build it from the
+     * one array they are called with; List.copyOf of the ArrayList (what a longer step, e.g. a
+     * teardown's last, would cost) copies the array twice, once in toArray and once more to check
+     * it for nulls. The teardown's and an accept's steps emit three to seven.
      */
     List<Action> list() {
-        int n = actions.size();
-        if (n == 0) {
-            return List.of();
+        List<Action> a = actions;
+        switch (a.size()) {   // a statement over the sizes, not an expression: longer steps fall through
+            case 0: return List.of();
+            case 1: return List.of(a.get(0));
+            case 2: return List.of(a.get(0), a.get(1));
+            case 3: return List.of(a.get(0), a.get(1), a.get(2));
+            case 4: return List.of(a.get(0), a.get(1), a.get(2), a.get(3));
+            case 5: return List.of(a.get(0), a.get(1), a.get(2), a.get(3), a.get(4));
+            case 6: return List.of(a.get(0), a.get(1), a.get(2), a.get(3), a.get(4), a.get(5));
+            case 7: return List.of(a.get(0), a.get(1), a.get(2), a.get(3), a.get(4), a.get(5), a.get(6));
+            case 8: return List.of(a.get(0), a.get(1), a.get(2), a.get(3), a.get(4), a.get(5), a.get(6), a.get(7));
+            case 9: return List.of(a.get(0), a.get(1), a.get(2), a.get(3), a.get(4), a.get(5), a.get(6), a.get(7),
+                    a.get(8));
+            case 10: return List.of(a.get(0), a.get(1), a.get(2), a.get(3), a.get(4), a.get(5), a.get(6), a.get(7),
+                    a.get(8), a.get(9));
         }
-        if (n == 1) {
-            return List.of(actions.get(0));
-        }
-        return n == 2 ? List.of(actions.get(0), actions.get(1)) : List.copyOf(actions);
+        return List.copyOf(a);
     }
 
     void add(Action action) {
@@ -40,16 +51,6 @@ final class Emitter {
 
     void fail(long request, Failure failure) {
         actions.add(new Action.FailFuture(request, failure));
-    }
-
-    /** Whether this step already contains a fallible native call. */
-    boolean hasNativeCall() {
-        for (int i = 0; i < actions.size(); i++) {   // indexed: no stream or iterator per step
-            if (actions.get(i) instanceof Action.NativeCall) {
-                return true;
-            }
-        }
-        return false;
     }
 
     void notice(Notice notice) {
