@@ -14,29 +14,44 @@ import java.util.Objects;
  * a cancelled or re-armed timer harmless: the machine ignores a TimerExpired whose generation is
  * not the armed one. Immutable; the mutators return a new value and append the actions to emit.
  *
- * <p>Held as one {@code long} per {@link TimerKind} (0: not armed; generations start at 1), because
- * every arm or cancel of every machine step makes a new value on the dispatcher thread: one small
- * array copy each, where an EnumMap of boxed generations cost two map copies and a wrapper.
+ * <p>Held as a bit set of the armed kinds (bit {@link TimerKind#ordinal()}) and the generations of
+ * just those kinds, in kind order, because every arm or cancel of every machine step makes a new
+ * value on the dispatcher thread, and an id rarely has more than one timer armed: an arm or cancel
+ * copies an array of one or two generations (none when the last is cancelled), where one
+ * {@code long} per kind copied ten every time.
  */
 public final class Timers {
     private static final TimerKind[] KINDS = TimerKind.values();
-    private static final Timers NONE = new Timers(new long[KINDS.length], 1);
+    private static final long[] NO_GENERATIONS = {};
+    private static final Timers NONE = new Timers(0, NO_GENERATIONS, 1);
 
-    /** Generation by {@link TimerKind#ordinal()}, 0 if not armed. Never written after construction. */
+    static {
+        checkArgument(KINDS.length <= Integer.SIZE, "the armed kinds are bits of an int");
+    }
+
+    /** Bit {@code ordinal} set: that kind is armed. */
+    private final int armedKinds;
+    /** The generation (at least 1) of each armed kind, in kind order. Never written after construction. */
     private final long[] generations;
     private final long nextGeneration;
 
-    private Timers(long[] generations, long nextGeneration) {
+    private Timers(int armedKinds, long[] generations, long nextGeneration) {
+        this.armedKinds = armedKinds;
         this.generations = generations;
         this.nextGeneration = nextGeneration;
     }
 
     /** The timers {@code armed} (generation by kind, each at least 1) with the next generation to hand out. */
     public Timers(Map<TimerKind, Long> armed, long nextGeneration) {
-        this(fromMap(armed), nextGeneration);
+        this(byKind(armed), nextGeneration);
     }
 
-    private static long[] fromMap(Map<TimerKind, Long> armed) {
+    /** From one generation per kind (0: not armed). */
+    private Timers(long[] byKind, long nextGeneration) {
+        this(kindsOf(byKind), compact(byKind), nextGeneration);
+    }
+
+    private static long[] byKind(Map<TimerKind, Long> armed) {
         Objects.requireNonNull(armed, "armed");
         long[] g = new long[KINDS.length];
         armed.forEach((kind, generation) -> {
@@ -44,6 +59,29 @@ public final class Timers {
             g[kind.ordinal()] = generation;
         });
         return g;
+    }
+
+    private static int kindsOf(long[] byKind) {
+        int kinds = 0;
+        for (int i = 0; i < byKind.length; i++) {
+            if (byKind[i] != 0) {
+                kinds |= 1 << i;
+            }
+        }
+        return kinds;
+    }
+
+    private static long[] compact(long[] byKind) {
+        return Arrays.stream(byKind).filter(g -> g != 0).toArray();
+    }
+
+    private static int bit(TimerKind kind) {
+        return 1 << kind.ordinal();
+    }
+
+    /** Where {@code kind}'s generation is (or would be) in {@link #generations}: the armed kinds before it. */
+    private int index(TimerKind kind) {
+        return Integer.bitCount(armedKinds & (bit(kind) - 1));
     }
 
     public static Timers none() {
@@ -54,8 +92,8 @@ public final class Timers {
     public Map<TimerKind, Long> armed() {
         EnumMap<TimerKind, Long> m = new EnumMap<>(TimerKind.class);
         for (TimerKind k : KINDS) {
-            if (generations[k.ordinal()] != 0) {
-                m.put(k, generations[k.ordinal()]);
+            if (isArmed(k)) {
+                m.put(k, generation(k));
             }
         }
         return Maps.immutableEnumMap(m);
@@ -66,70 +104,78 @@ public final class Timers {
     }
 
     public boolean isArmed(TimerKind kind) {
-        return generations[kind.ordinal()] != 0;
+        return (armedKinds & bit(kind)) != 0;
     }
 
     public boolean isCurrent(Input.TimerExpired expiry) {
-        long generation = generations[expiry.kind().ordinal()];
+        long generation = generation(expiry.kind());
         return generation != 0 && generation == expiry.generation();
     }
 
     /** The generation of the armed timer of {@code kind}, or 0 if none is armed. */
     public long generation(TimerKind kind) {
-        return generations[kind.ordinal()];
+        return isArmed(kind) ? generations[index(kind)] : 0;
     }
 
     public Timers arm(TimerKind kind, long delayNanos, List<Action> out) {
-        int i = kind.ordinal();
-        if (generations[i] != 0) {
+        int i = index(kind);
+        long[] next;
+        if (isArmed(kind)) {
             out.add(new Action.CancelTimer(kind, generations[i]));
+            next = generations.clone();
+        } else {
+            next = new long[generations.length + 1];
+            System.arraycopy(generations, 0, next, 0, i);
+            System.arraycopy(generations, i, next, i + 1, generations.length - i);
         }
-        long[] next = generations.clone();
         next[i] = nextGeneration;
         out.add(new Action.ArmTimer(kind, nextGeneration, Math.max(0, delayNanos)));
-        return new Timers(next, nextGeneration + 1);
+        return new Timers(armedKinds | bit(kind), next, nextGeneration + 1);
     }
 
     public Timers cancel(TimerKind kind, List<Action> out) {
-        long generation = generations[kind.ordinal()];
-        if (generation == 0) {
+        if (!isArmed(kind)) {
             return this;
         }
-        out.add(new Action.CancelTimer(kind, generation));
+        out.add(new Action.CancelTimer(kind, generations[index(kind)]));
         return without(kind);
     }
 
     /** The timer fired: forget it (no CancelTimer needed). */
     public Timers fired(TimerKind kind) {
-        return generations[kind.ordinal()] == 0 ? this : without(kind);
+        return isArmed(kind) ? without(kind) : this;
     }
 
     public Timers cancelAll(List<Action> out) {
-        boolean any = false;
+        if (armedKinds == 0) {
+            return this;
+        }
+        int i = 0;
         for (TimerKind kind : KINDS) {
-            long generation = generations[kind.ordinal()];
-            if (generation != 0) {
-                out.add(new Action.CancelTimer(kind, generation));
-                any = true;
+            if (isArmed(kind)) {
+                out.add(new Action.CancelTimer(kind, generations[i++]));
             }
         }
-        return any ? new Timers(new long[KINDS.length], nextGeneration) : this;
+        return new Timers(0, NO_GENERATIONS, nextGeneration);
     }
 
     private Timers without(TimerKind kind) {
-        long[] next = generations.clone();
-        next[kind.ordinal()] = 0;
-        return new Timers(next, nextGeneration);
+        int i = index(kind);
+        long[] next = generations.length == 1 ? NO_GENERATIONS : new long[generations.length - 1];
+        System.arraycopy(generations, 0, next, 0, i);
+        System.arraycopy(generations, i + 1, next, i, generations.length - i - 1);
+        return new Timers(armedKinds & ~bit(kind), next, nextGeneration);
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Timers t && nextGeneration == t.nextGeneration && Arrays.equals(generations, t.generations);
+        return o instanceof Timers t && nextGeneration == t.nextGeneration && armedKinds == t.armedKinds
+                && Arrays.equals(generations, t.generations);
     }
 
     @Override
     public int hashCode() {
-        return 31 * Arrays.hashCode(generations) + Long.hashCode(nextGeneration);
+        return 31 * (31 * armedKinds + Arrays.hashCode(generations)) + Long.hashCode(nextGeneration);
     }
 
     @Override

@@ -1,0 +1,98 @@
+package org.rdmacm4j.cm.statemachine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.Size;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Timers keeps only the armed kinds' generations (a bit set and a compact array): any sequence of
+ * arm, cancel, fired and cancelAll must answer and emit what one generation per kind would.
+ */
+class TimersTest {
+
+    /** One operation on one kind; {@code op} 0 arm, 1 cancel, 2 fired, 3 cancelAll (kind ignored). */
+    record Op(int op, TimerKind kind) { }
+
+    @Provide
+    Arbitrary<Op> ops() {
+        return Arbitraries.integers().between(0, 3).flatMap(op -> Arbitraries.of(TimerKind.class)
+                .map(kind -> new Op(op, kind)));
+    }
+
+    @Property(tries = 500)
+    void anySequenceMatchesOneGenerationPerKind(@ForAll @Size(max = 40) List<@net.jqwik.api.From("ops") Op> ops) {
+        Timers t = Timers.none();
+        Map<TimerKind, Long> model = new EnumMap<>(TimerKind.class);
+        long next = 1;
+        for (Op o : ops) {
+            List<Action> out = new ArrayList<>();
+            List<Action> expected = new ArrayList<>();
+            switch (o.op()) {
+                case 0 -> {
+                    t = t.arm(o.kind(), 7, out);
+                    Long old = model.put(o.kind(), next);
+                    if (old != null) {
+                        expected.add(new Action.CancelTimer(o.kind(), old));
+                    }
+                    expected.add(new Action.ArmTimer(o.kind(), next, 7));
+                    next++;
+                }
+                case 1 -> {
+                    t = t.cancel(o.kind(), out);
+                    Long old = model.remove(o.kind());
+                    if (old != null) {
+                        expected.add(new Action.CancelTimer(o.kind(), old));
+                    }
+                }
+                case 2 -> {
+                    t = t.fired(o.kind());
+                    model.remove(o.kind());
+                }
+                case 3 -> {
+                    t = t.cancelAll(out);
+                    model.forEach((kind, g) -> expected.add(new Action.CancelTimer(kind, g)));
+                    model.clear();
+                }
+                default -> throw new AssertionError(o);
+            }
+            assertThat(out).isEqualTo(expected);
+            assertThat(t.armed()).isEqualTo(model);
+            assertThat(t.nextGeneration()).isEqualTo(next);
+            for (TimerKind k : TimerKind.values()) {
+                long g = model.getOrDefault(k, 0L);
+                assertThat(t.isArmed(k)).isEqualTo(g != 0);
+                assertThat(t.generation(k)).isEqualTo(g);
+                assertThat(t.isCurrent(new Input.TimerExpired(k, g == 0 ? 1 : g))).isEqualTo(g != 0);
+            }
+            assertThat(t).isEqualTo(new Timers(model, next)).hasSameHashCodeAs(new Timers(model, next));
+        }
+    }
+
+    @Test
+    void aChangeThatChangesNothingKeepsTheValue() {
+        List<Action> out = new ArrayList<>();
+        Timers t = Timers.none().arm(TimerKind.DRAIN_DEADLINE, 1, out);
+        assertThat(t.cancel(TimerKind.QUIESCE_DEADLINE, out)).isSameAs(t);
+        assertThat(t.fired(TimerKind.QUIESCE_DEADLINE)).isSameAs(t);
+        Timers none = t.cancelAll(out);
+        assertThat(none.cancelAll(out)).isSameAs(none);
+        assertThat(out).hasSize(2);
+    }
+
+    @Test
+    void generationsAreAtLeastOne() {
+        assertThatThrownBy(() -> new Timers(Map.of(TimerKind.DRAIN_DEADLINE, 0L), 1))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+}
