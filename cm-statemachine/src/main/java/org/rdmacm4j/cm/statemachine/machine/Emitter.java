@@ -1,7 +1,10 @@
 package org.rdmacm4j.cm.statemachine.machine;
 
-import java.util.ArrayList;
+import java.util.AbstractList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
+import java.util.RandomAccess;
 import org.rdmacm4j.cm.statemachine.Action;
 import org.rdmacm4j.cm.statemachine.Failure;
 import org.rdmacm4j.cm.statemachine.Input;
@@ -10,55 +13,101 @@ import org.rdmacm4j.cm.statemachine.Notice;
 import org.rdmacm4j.cm.statemachine.Outcome;
 import org.rdmacm4j.cm.statemachine.Phase;
 
-/** Collects the actions of one step, in order. Local to a step, so the machine stays pure. */
-final class Emitter {
-    final List<Action> actions = new ArrayList<>();
+/**
+ * Collects the actions of one step, in order. Local to a step, so the machine stays pure.
+ *
+ * <p>It is itself the list {@link org.rdmacm4j.cm.statemachine.Timers} appends its timer actions
+ * to, backed by an array made at the step's first action: every step of every id makes one on the
+ * dispatcher thread, and an Emitter holding an ArrayList cost three objects per step (the list's
+ * first add allocates ten slots; steps emit one to six actions), and an interface call per action
+ * when the step's result list was built from it.
+ */
+final class Emitter extends AbstractList<Action> implements RandomAccess {
+    /** Room for the longest common step (a teardown's last: six actions); longer ones grow it. */
+    private static final int FIRST_CAPACITY = 6;
+
+    private Action[] actions;   // null until the first action
+    private int size;
 
     /**
      * The actions as the immutable list a Transition keeps (Transition's List.copyOf keeps a
      * List.of list as it is). Up to ten actions, List.of's fixed-arity forms build it from the
-     * one array they are called with; List.copyOf of the ArrayList (what a longer step, e.g. a
-     * teardown's last, would cost) copies the array twice, once in toArray and once more to check
-     * it for nulls. The teardown's and an accept's steps emit three to seven.
+     * one array they are called with, where List.copyOf of a list copies the array twice (once in
+     * toArray and once more to check it for nulls).
      */
     List<Action> list() {
-        List<Action> a = actions;
-        switch (a.size()) {   // a statement over the sizes, not an expression: longer steps fall through
+        Action[] a = actions;
+        switch (size) {   // a statement over the sizes, not an expression: longer steps fall through
             case 0: return List.of();
-            case 1: return List.of(a.get(0));
-            case 2: return List.of(a.get(0), a.get(1));
-            case 3: return List.of(a.get(0), a.get(1), a.get(2));
-            case 4: return List.of(a.get(0), a.get(1), a.get(2), a.get(3));
-            case 5: return List.of(a.get(0), a.get(1), a.get(2), a.get(3), a.get(4));
-            case 6: return List.of(a.get(0), a.get(1), a.get(2), a.get(3), a.get(4), a.get(5));
-            case 7: return List.of(a.get(0), a.get(1), a.get(2), a.get(3), a.get(4), a.get(5), a.get(6));
-            case 8: return List.of(a.get(0), a.get(1), a.get(2), a.get(3), a.get(4), a.get(5), a.get(6), a.get(7));
-            case 9: return List.of(a.get(0), a.get(1), a.get(2), a.get(3), a.get(4), a.get(5), a.get(6), a.get(7),
-                    a.get(8));
-            case 10: return List.of(a.get(0), a.get(1), a.get(2), a.get(3), a.get(4), a.get(5), a.get(6), a.get(7),
-                    a.get(8), a.get(9));
+            case 1: return List.of(a[0]);
+            case 2: return List.of(a[0], a[1]);
+            case 3: return List.of(a[0], a[1], a[2]);
+            case 4: return List.of(a[0], a[1], a[2], a[3]);
+            case 5: return List.of(a[0], a[1], a[2], a[3], a[4]);
+            case 6: return List.of(a[0], a[1], a[2], a[3], a[4], a[5]);
+            case 7: return List.of(a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+            case 8: return List.of(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+            case 9: return List.of(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
+            case 10: return List.of(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]);
         }
-        return List.copyOf(a);
+        return List.of(Arrays.copyOf(a, size));
     }
 
-    void add(Action action) {
-        actions.add(action);
+    @Override
+    public Action get(int index) {
+        Objects.checkIndex(index, size);
+        return actions[index];
+    }
+
+    @Override
+    public int size() {
+        return size;
+    }
+
+    @Override
+    public boolean add(Action action) {
+        Objects.requireNonNull(action, "action");
+        room();
+        actions[size++] = action;
+        modCount++;
+        return true;
+    }
+
+    /** Inserts at {@code index} (Requests.settle places SettleRequest before the first native call). */
+    @Override
+    public void add(int index, Action action) {
+        Objects.checkIndex(index, size + 1);
+        Objects.requireNonNull(action, "action");
+        room();
+        System.arraycopy(actions, index, actions, index + 1, size - index);
+        actions[index] = action;
+        size++;
+        modCount++;
+    }
+
+    /** Makes room for one more action. */
+    private void room() {
+        if (actions == null) {
+            actions = new Action[FIRST_CAPACITY];
+        } else if (size == actions.length) {
+            actions = Arrays.copyOf(actions, size * 2);
+        }
     }
 
     void complete(long request, Outcome outcome) {
-        actions.add(new Action.CompleteFuture(request, outcome));
+        add(new Action.CompleteFuture(request, outcome));
     }
 
     void fail(long request, Failure failure) {
-        actions.add(new Action.FailFuture(request, failure));
+        add(new Action.FailFuture(request, failure));
     }
 
     void notice(Notice notice) {
-        actions.add(new Action.CallHandler(notice));
+        add(new Action.CallHandler(notice));
     }
 
     void unexpected(Phase phase, Input input, String why) {
-        actions.add(new Action.LogUnexpected(phase.name(), Inputs.label(input), why));
+        add(new Action.LogUnexpected(phase.name(), Inputs.label(input), why));
     }
 
     /** Acks an event input first thing, before any action that could destroy its object. */
@@ -70,7 +119,7 @@ final class Emitter {
                  DISCONNECT, CLOSE, ABORT, CANCEL, JOIN_MULTICAST, LEAVE_MULTICAST -> null;
         };
         if (ack != null) {
-            actions.add(ack);
+            add(ack);
         }
     }
 }

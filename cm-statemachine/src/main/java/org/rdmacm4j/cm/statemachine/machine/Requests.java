@@ -31,7 +31,7 @@ final class Requests {
         d.requestParams = request.params();
         d.acceptTuning = acceptTuning(p.tuning(), request.params(), deviceLimits);
         d.settleOwed = true;
-        d.timers = d.timers.arm(TimerKind.DECISION_DEADLINE, p.deadlines().decision().toNanos(), out.actions);
+        d.timers = d.timers.arm(TimerKind.DECISION_DEADLINE, p.deadlines().decision().toNanos(), out);
         return d;
     }
 
@@ -64,14 +64,14 @@ final class Requests {
             return;
         }
         d.settleOwed = false;
-        int at = out.actions.size();
-        for (int i = 0; i < out.actions.size(); i++) {
-            if (out.actions.get(i) instanceof Action.NativeCall) {
+        int at = out.size();
+        for (int i = 0; i < out.size(); i++) {
+            if (out.get(i) instanceof Action.NativeCall) {
                 at = i;
                 break;
             }
         }
-        out.actions.add(at, new Action.SettleRequest());
+        out.add(at, new Action.SettleRequest());
     }
 
     /** The request died before the application decided: tell its ConnectionRequest, remember why. */
