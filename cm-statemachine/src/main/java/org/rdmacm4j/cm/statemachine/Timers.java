@@ -123,6 +123,8 @@ public final class Timers {
         if (isArmed(kind)) {
             out.add(new Action.CancelTimer(kind, generations[i]));
             next = generations.clone();
+        } else if (armedKinds == 0) {
+            next = new long[1];   // the common case: no copy
         } else {
             next = new long[generations.length + 1];
             System.arraycopy(generations, 0, next, 0, i);
@@ -160,8 +162,11 @@ public final class Timers {
     }
 
     private Timers without(TimerKind kind) {
+        if (generations.length == 1) {
+            return new Timers(0, NO_GENERATIONS, nextGeneration);   // the common case: no copy
+        }
         int i = index(kind);
-        long[] next = generations.length == 1 ? NO_GENERATIONS : new long[generations.length - 1];
+        long[] next = new long[generations.length - 1];
         System.arraycopy(generations, 0, next, 0, i);
         System.arraycopy(generations, i + 1, next, i, generations.length - i - 1);
         return new Timers(armedKinds & ~bit(kind), next, nextGeneration);
