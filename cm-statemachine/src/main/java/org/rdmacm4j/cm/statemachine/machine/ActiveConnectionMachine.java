@@ -96,12 +96,12 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
             }
             case CLOSE -> {
                 Input.Command.Close c = (Input.Command.Close) in;
-                d.closeWaiters().add(c.request());
+                d.addCloseWaiter(c.request());
                 yield ActivePhase.of(Teardown.finish(d, out));
             }
             case ABORT -> {
                 Input.Command.Abort c = (Input.Command.Abort) in;
-                d.closeWaiters().add(c.request());
+                d.addCloseWaiter(c.request());
                 yield ActivePhase.of(Teardown.finish(d, out));
             }
             case DISCONNECT -> {
@@ -231,17 +231,17 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
             case CALL_FAILED -> callFailed(phase, (Input.CallFailed) in, d, out);
             case CLOSE -> {
                 Input.Command.Close c = (Input.Command.Close) in;
-                d.closeWaiters().add(c.request());
+                d.addCloseWaiter(c.request());
                 yield giveUp(phase, d, out, new Failure.Closed());
             }
             case ABORT -> {
                 Input.Command.Abort c = (Input.Command.Abort) in;
-                d.closeWaiters().add(c.request());
+                d.addCloseWaiter(c.request());
                 yield giveUp(phase, d, out, new Failure.Closed());
             }
             case DISCONNECT -> {
                 Input.Command.Disconnect c = (Input.Command.Disconnect) in;
-                d.disconnectWaiters().add(c.request());
+                d.addDisconnectWaiter(c.request());
                 yield giveUp(phase, d, out, new Failure.Closed());
             }
             case CANCEL -> giveUp(phase, d, out, new Failure.Cancelled());
@@ -350,15 +350,15 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
         if (in instanceof Input.Command c) {
             return switch (c) {
                 case Input.Command.Close x -> {
-                    d.closeWaiters().add(x.request());
+                    d.addCloseWaiter(x.request());
                     yield ActivePhase.of(Teardown.takeOver(d, out, new Failure.Closed(), stage));
                 }
                 case Input.Command.Abort x -> {
-                    d.closeWaiters().add(x.request());
+                    d.addCloseWaiter(x.request());
                     yield ActivePhase.of(Teardown.takeOver(d, out, new Failure.Closed(), stage));
                 }
                 case Input.Command.Disconnect x -> {
-                    d.disconnectWaiters().add(x.request());
+                    d.addDisconnectWaiter(x.request());
                     yield ActivePhase.of(Teardown.takeOver(d, out, new Failure.Closed(), stage));
                 }
                 case Input.Command.Cancel x -> ActivePhase.of(Teardown.takeOver(d, out, new Failure.Cancelled(), stage));
@@ -422,12 +422,12 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
             }
             case CLOSE -> {
                 Input.Command.Close c = (Input.Command.Close) in;
-                d.closeWaiters().add(c.request());
+                d.addCloseWaiter(c.request());
                 yield phase;
             }
             case ABORT -> {
                 Input.Command.Abort c = (Input.Command.Abort) in;
-                d.closeWaiters().add(c.request());
+                d.addCloseWaiter(c.request());
                 yield phase;
             }
             case DISCONNECT -> {

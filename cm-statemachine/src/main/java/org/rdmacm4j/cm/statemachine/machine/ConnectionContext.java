@@ -1,7 +1,6 @@
 package org.rdmacm4j.cm.statemachine.machine;
 
 import com.google.common.collect.ImmutableSortedMap;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -91,16 +90,17 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
 
     /**
      * The mutable working copy of one step; never escapes the step. Every step of every id makes
-     * one on the dispatcher thread, so it copies nothing up front: the waiter lists and the groups
-     * are copied when a step first asks for them, and a step that changed nothing gets its old
+     * one on the dispatcher thread, so it copies nothing up front: the groups are copied when a
+     * step first asks for them, the waiter lists stay immutable (a step appends to or empties one
+     * by replacing it, at most once or twice per id), and a step that changed nothing gets its old
      * context back from {@link #build} instead of an equal new one.
      */
     static final class Draft {
         private final ConnectionContext base;
         long pendingOpen;
         PrivateData openPayload;
-        private ArrayList<Long> closeWaiters;        // null: base's, untouched
-        private ArrayList<Long> disconnectWaiters;   // null: base's, untouched
+        private List<Long> closeWaiters;        // immutable: base's until a step replaces it
+        private List<Long> disconnectWaiters;   // immutable: base's until a step replaces it
         int attempts;
         RetryFrom retryFrom;
         boolean hasId;
@@ -125,6 +125,8 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
             base = c;
             pendingOpen = c.pendingOpen;
             openPayload = c.openPayload;
+            closeWaiters = c.closeWaiters;
+            disconnectWaiters = c.disconnectWaiters;
             attempts = c.attempts;
             retryFrom = c.retryFrom;
             hasId = c.hasId;
@@ -145,20 +147,42 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
             disconnectAnswered = c.disconnectAnswered;
         }
 
-        /** The close waiters, to read or change (copied from the context on first use). */
-        List<Long> closeWaiters() {
-            if (closeWaiters == null) {
-                closeWaiters = new ArrayList<>(base.closeWaiters);
-            }
-            return closeWaiters;
+        /** A close (or abort) waits for the id to close: its request completes when it does. */
+        void addCloseWaiter(long request) {
+            closeWaiters = append(closeWaiters, request);
         }
 
-        /** The disconnect waiters, to read or change (copied from the context on first use). */
-        List<Long> disconnectWaiters() {
-            if (disconnectWaiters == null) {
-                disconnectWaiters = new ArrayList<>(base.disconnectWaiters);
+        /** A disconnect waits for the connection to end. */
+        void addDisconnectWaiter(long request) {
+            disconnectWaiters = append(disconnectWaiters, request);
+        }
+
+        /** The close waiters, in order, to complete now; none are left. No copy, none made if empty. */
+        List<Long> takeCloseWaiters() {
+            List<Long> waiters = closeWaiters;
+            closeWaiters = List.of();
+            return waiters;
+        }
+
+        /** The disconnect waiters, in order, to complete now; none are left. */
+        List<Long> takeDisconnectWaiters() {
+            List<Long> waiters = disconnectWaiters;
+            disconnectWaiters = List.of();
+            return waiters;
+        }
+
+        /** {@code waiters} and then {@code request}, immutable; an id rarely has more than one. */
+        private static List<Long> append(List<Long> waiters, long request) {
+            int n = waiters.size();
+            if (n == 0) {
+                return List.of(request);
             }
-            return disconnectWaiters;
+            if (n == 1) {
+                return List.of(waiters.get(0), request);
+            }
+            Long[] more = waiters.toArray(new Long[n + 1]);
+            more[n] = request;
+            return List.of(more);
         }
 
         /** The multicast groups, to read or change (copied from the context on first use). */
@@ -169,32 +193,19 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
             return groups;
         }
 
-        /** Whether any close waits, without copying the list. */
-        boolean hasCloseWaiters() {
-            return closeWaiters == null ? !base.closeWaiters.isEmpty() : !closeWaiters.isEmpty();
-        }
-
-        /** Whether any disconnect waits, without copying the list. */
-        boolean hasDisconnectWaiters() {
-            return disconnectWaiters == null ? !base.disconnectWaiters.isEmpty() : !disconnectWaiters.isEmpty();
-        }
-
         /** Whether there is any group, without copying them. */
         boolean hasGroups() {
             return groups == null ? !base.groups.isEmpty() : !groups.isEmpty();
         }
 
         ConnectionContext build() {
-            List<Long> close = closeWaiters == null || closeWaiters.equals(base.closeWaiters)
-                    ? base.closeWaiters : closeWaiters;
-            List<Long> disconnect = disconnectWaiters == null || disconnectWaiters.equals(base.disconnectWaiters)
-                    ? base.disconnectWaiters : disconnectWaiters;
+            // The waiter lists are replaced, never changed in place: the same list is unchanged.
             Map<String, Group> g = groups == null || groups.equals(base.groups) ? base.groups : groups;
-            if (close == base.closeWaiters && disconnect == base.disconnectWaiters && g == base.groups
+            if (closeWaiters == base.closeWaiters && disconnectWaiters == base.disconnectWaiters && g == base.groups
                     && unchangedScalars()) {
                 return base;
             }
-            return new ConnectionContext(pendingOpen, openPayload, close, disconnect, attempts,
+            return new ConnectionContext(pendingOpen, openPayload, closeWaiters, disconnectWaiters, attempts,
                     retryFrom, hasId, hasQp, hasCq, connectSent, connectionLost, disconnectSent, established,
                     timers, g, peerData, requestParams, acceptTuning, settleOwed, expired, pendingOutcome,
                     connectOutstanding, disconnectAnswered);

@@ -79,17 +79,17 @@ final class Live {
             case CALL_FAILED -> stay(out, phase, in, "no native call is outstanding");
             case CLOSE -> {
                 Input.Command.Close c = (Input.Command.Close) in;
-                d.closeWaiters().add(c.request());
+                d.addCloseWaiter(c.request());
                 yield Optional.of(Teardown.begin(d, out, p, Mode.GRACEFUL, new Failure.Closed()));
             }
             case ABORT -> {
                 Input.Command.Abort c = (Input.Command.Abort) in;
-                d.closeWaiters().add(c.request());
+                d.addCloseWaiter(c.request());
                 yield Optional.of(Teardown.begin(d, out, p, Mode.ABORT, new Failure.Closed()));
             }
             case DISCONNECT -> {
                 Input.Command.Disconnect c = (Input.Command.Disconnect) in;
-                d.disconnectWaiters().add(c.request());
+                d.addDisconnectWaiter(c.request());
                 yield Optional.of(Teardown.begin(d, out, p, Mode.GRACEFUL, new Failure.Closed()));
             }
             case CANCEL -> Optional.empty();

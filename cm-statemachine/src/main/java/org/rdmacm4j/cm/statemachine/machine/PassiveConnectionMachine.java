@@ -178,7 +178,7 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
     }
 
     private PassivePhase refuse(Draft d, Emitter out, long request) {
-        d.closeWaiters().add(request);
+        d.addCloseWaiter(request);
         Requests.reject(out, SystemReject.LISTENER_CLOSED);
         return PassivePhase.of(Teardown.finish(d, out));
     }
@@ -281,17 +281,17 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
             }
             case CLOSE -> {
                 Input.Command.Close c = (Input.Command.Close) in;
-                d.closeWaiters().add(c.request());
+                d.addCloseWaiter(c.request());
                 yield fail(d, out, new Failure.Closed(), Mode.ABORT);
             }
             case ABORT -> {
                 Input.Command.Abort c = (Input.Command.Abort) in;
-                d.closeWaiters().add(c.request());
+                d.addCloseWaiter(c.request());
                 yield fail(d, out, new Failure.Closed(), Mode.ABORT);
             }
             case DISCONNECT -> {
                 Input.Command.Disconnect c = (Input.Command.Disconnect) in;
-                d.disconnectWaiters().add(c.request());
+                d.addDisconnectWaiter(c.request());
                 yield fail(d, out, new Failure.Closed(), Mode.ABORT);
             }
             case CANCEL -> fail(d, out, new Failure.Cancelled(), Mode.ABORT);

@@ -225,20 +225,16 @@ final class Teardown {
     }
 
     private static void completeDisconnectWaiters(Draft d, Emitter out) {
-        if (d.hasDisconnectWaiters()) {   // no copy of an empty list in every teardown
-            for (long r : d.disconnectWaiters()) {
-                out.complete(r, new Outcome.Done());
-            }
-            d.disconnectWaiters().clear();
+        List<Long> waiters = d.takeDisconnectWaiters();
+        for (int i = 0; i < waiters.size(); i++) {   // indexed: no iterator in every teardown step
+            out.complete(waiters.get(i), new Outcome.Done());
         }
     }
 
     private static void completeCloseWaiters(Draft d, Emitter out) {
-        if (d.hasCloseWaiters()) {
-            for (long r : d.closeWaiters()) {
-                out.complete(r, new Outcome.Done());
-            }
-            d.closeWaiters().clear();
+        List<Long> waiters = d.takeCloseWaiters();
+        for (int i = 0; i < waiters.size(); i++) {
+            out.complete(waiters.get(i), new Outcome.Done());
         }
     }
 
@@ -369,12 +365,12 @@ final class Teardown {
         return switch (c.variant()) {
             case CLOSE -> {
                 Input.Command.Close close = (Input.Command.Close) c;
-                d.closeWaiters().add(close.request());
+                d.addCloseWaiter(close.request());
                 yield stage;
             }
             case ABORT -> {
                 Input.Command.Abort abort = (Input.Command.Abort) c;
-                d.closeWaiters().add(abort.request());
+                d.addCloseWaiter(abort.request());
                 yield switch (stage) {
                     case DISCONNECTING, TIMEWAIT -> drain(d, out, p);
                     case DRAINING, RELEASING, CLOSED -> stage;
@@ -383,7 +379,7 @@ final class Teardown {
             case DISCONNECT -> {
                 Input.Command.Disconnect disconnect = (Input.Command.Disconnect) c;
                 if (stage == Stage.DISCONNECTING) {
-                    d.disconnectWaiters().add(disconnect.request());
+                    d.addDisconnectWaiter(disconnect.request());
                 } else {
                     out.complete(disconnect.request(), new Outcome.Done());
                 }

@@ -236,12 +236,12 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
             }
             case CLOSE -> {
                 Input.Command.Close c = (Input.Command.Close) in;
-                d.closeWaiters().add(c.request());
+                d.addCloseWaiter(c.request());
                 yield closeOpening(phase, d, out, new Failure.Closed());
             }
             case ABORT -> {
                 Input.Command.Abort c = (Input.Command.Abort) in;
-                d.closeWaiters().add(c.request());
+                d.addCloseWaiter(c.request());
                 yield closeOpening(phase, d, out, new Failure.Closed());
             }
             case CANCEL -> phase == UdPhase.IDLE || phase == UdPhase.REQUEST_RECEIVED
@@ -354,12 +354,12 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
             }
             case CLOSE -> {
                 Input.Command.Close c = (Input.Command.Close) in;
-                d.closeWaiters().add(c.request());
+                d.addCloseWaiter(c.request());
                 yield fail(d, out, new Failure.Closed(), Mode.GRACEFUL);
             }
             case ABORT -> {
                 Input.Command.Abort c = (Input.Command.Abort) in;
-                d.closeWaiters().add(c.request());
+                d.addCloseWaiter(c.request());
                 yield fail(d, out, new Failure.Closed(), Mode.ABORT);
             }
             case DISCONNECT -> {
