@@ -1,5 +1,6 @@
 package org.rdmacm4j.cm.statemachine.machine;
 
+import java.util.List;
 import java.util.Objects;
 import org.rdmacm4j.cm.statemachine.Action;
 import org.rdmacm4j.cm.statemachine.CmIdMachine;
@@ -49,6 +50,12 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
 
     @Override
     public Transition<ActiveState> step(ActiveState state, Input input) {
+        if (input.variant() == Input.Variant.CALLS_SUCCEEDED) {
+            // Every phase of an active id ignores it (each arm below, and the matrix spec, say so);
+            // the core feeds one after each step with a native call, three per connect: no draft,
+            // no emitter, no dispatch for them.
+            return new Transition<>(state, List.of());
+        }
         Emitter out = new Emitter();
         out.ackIfEvent(input);
         Draft d = state.context().draft();

@@ -1,5 +1,6 @@
 package org.rdmacm4j.cm.statemachine.machine;
 
+import java.util.List;
 import java.util.Objects;
 import org.rdmacm4j.cm.statemachine.Action;
 import org.rdmacm4j.cm.statemachine.CmIdMachine;
@@ -62,6 +63,13 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
 
     @Override
     public Transition<PassiveState> step(PassiveState state, Input input) {
+        if (input.variant() == Input.Variant.CALLS_SUCCEEDED
+                && (state.phase() == PassivePhase.REQUEST_RECEIVED || !state.context().settleOwed())) {
+            // Every phase of a passive id ignores it (each arm below, and the matrix spec, say so),
+            // and no SettleRequest is owed (once out of REQUEST_RECEIVED it never is): the core feeds
+            // one after the accept's step, so that step costs no draft, emitter or dispatch.
+            return new Transition<>(state, List.of());
+        }
         Emitter out = new Emitter();
         out.ackIfEvent(input);
         Draft d = state.context().draft();
