@@ -81,7 +81,9 @@ public final class Timers {
 
     /** Where {@code kind}'s generation is (or would be) in {@link #generations}: the armed kinds before it. */
     private int index(TimerKind kind) {
-        return Integer.bitCount(armedKinds & (bit(kind) - 1));
+        int below = armedKinds & (bit(kind) - 1);
+        // Usually none is (one timer armed at a time), and C1 has no intrinsic for bitCount.
+        return below == 0 ? 0 : Integer.bitCount(below);
     }
 
     public static Timers none() {
