@@ -63,8 +63,10 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
     public record Group(long request, boolean joined, int rejoins) { }
 
     public ConnectionContext {
-        closeWaiters = List.copyOf(closeWaiters);   // the same list if it is already an immutable copy
-        disconnectWaiters = List.copyOf(disconnectWaiters);
+        // List.copyOf keeps an immutable list as it is; the empty one, which nearly every context
+        // has, is kept without that call (two per context made, on every step that changes one).
+        closeWaiters = closeWaiters == NO_WAITERS ? NO_WAITERS : List.copyOf(closeWaiters);
+        disconnectWaiters = disconnectWaiters == NO_WAITERS ? NO_WAITERS : List.copyOf(disconnectWaiters);
         Objects.requireNonNull(retryFrom, "retryFrom");
         Objects.requireNonNull(timers, "timers");
         // RC ids never have groups: no sorted copy per step for them. Guava's ImmutableSortedMap
@@ -74,6 +76,9 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
         Objects.requireNonNull(peerData, "peerData");
         Objects.requireNonNull(requestParams, "requestParams");
     }
+
+    /** List.of(): one instance, whatever the element type. */
+    private static final List<Long> NO_WAITERS = List.of();
 
     private static final ConnectionContext FRESH = new ConnectionContext(0, null, List.of(), List.of(), 0,
             RetryFrom.RESOLVE_ADDR, true, false, false, false, false, false, false, Timers.none(), Map.of(),
