@@ -83,11 +83,11 @@ public final class CallbackThreads implements Executor {
             }
             // It timed out or was retired by shutdown between going idle and now: try the next one.
         }
+        threads.incrementAndGet();   // before anything that can throw, so the catch's decrement always matches
         try {
             Worker started = new Worker(task);
             Thread t = Thread.ofPlatform().name(name).daemon(true).unstarted(started);
             started.thread = t;
-            threads.incrementAndGet();
             t.start();
         } catch (RuntimeException | Error e) {
             threads.decrementAndGet();
