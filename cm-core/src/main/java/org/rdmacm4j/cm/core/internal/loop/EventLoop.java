@@ -1,7 +1,8 @@
 package org.rdmacm4j.cm.core.internal.loop;
 
 import java.lang.System.Logger.Level;
-import java.util.ArrayDeque;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -9,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import org.rdmacm4j.cm.core.ConnectionClosedException;
 import org.rdmacm4j.cm.core.ConnectionFailedException;
+import org.rdmacm4j.cm.core.internal.loop.TaskQueue.Task;
 
 /**
  * The dispatcher's loop and nothing else: the thread, the task and answer queues with their door,
@@ -65,46 +67,53 @@ public final class EventLoop {
         void close();
     }
 
-    /** A queued unit of work and the future that must fail if it can never run. */
-    private record Task(Runnable work, CompletableFuture<?> owner) { }
+    private static final VarHandle SLEEPING;
+
+    static {
+        try {
+            SLEEPING = MethodHandles.lookup().findVarHandle(EventLoop.class, "sleeping", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final Selector selector;
     private final LongSupplier clock;
     private final TimerQueue<?> timers;
     private Turn turn;
-    private final ArrayDeque<Task> tasks = new ArrayDeque<>();   // guarded by itself
+    /** User and API work, run at most {@link #TASKS_PER_TURN} per turn. Closed: the door is shut. */
+    private final TaskQueue tasks = new TaskQueue();
     /**
      * Answers from the completion pollers (a QP drained, a CQ quiesced, a flush to judge): they carry
      * deadlines of their own (the machine's quiesce timer), so they never wait behind user tasks;
      * so do the application's accepts of requests already offered (the listener's decision deadline).
-     * Drained in full every loop turn, before timers. Guarded by {@link #tasks}, like the door.
+     * Drained in full every loop turn, before timers. Closed together with {@link #tasks}.
      */
-    private final ArrayDeque<Task> answers = new ArrayDeque<>();
+    private final TaskQueue answers = new TaskQueue();
     /** The owner of answers that owe no future (one per loop, not one per answer): nobody reads it. */
     private final CompletableFuture<Void> noOwner = new CompletableFuture<>();
     private final LibraryThread thread;
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
-    private boolean accepting = true;      // guarded by tasks
     /**
      * Whether the loop thread is in, or about to enter, {@link Selector#await} with a timeout: set
-     * under the {@link #tasks} lock in the same block that found both queues empty, cleared (a
-     * volatile write, no lock) once the await returned. {@link #enqueue} writes the eventfd only
-     * while it is set: a wake-up while the loop is awake anyway (the loop thread queueing its own
-     * answers, callers submitting during a busy turn) is a syscall that changes nothing, since the
-     * loop checks both queues under the lock before every wait.
+     * before the loop's last look at both queues, cleared once the await returned (or the look
+     * found work). {@link #enqueue} writes the eventfd only while it is set: a wake-up while the
+     * loop is awake anyway (the loop thread queueing its own answers, callers submitting during a
+     * busy turn) is a syscall that changes nothing, since the loop looks at both queues before
+     * every wait.
      *
-     * <p>No lost wake-up: take a task queued by {@link #enqueue} (under the lock) and the loop's
-     * next check (under the lock). If the enqueue holds the lock first, the check sees the task
-     * and the loop does not wait. If the check holds it first, it set {@code sleeping} before
-     * releasing the lock, so the enqueue (which acquires the lock after that release, and reads
-     * {@code sleeping} under it) sees true and signals, unless the loop has already cleared it:
-     * the clear comes only after that await returned, and the loop checks the queues again (under
-     * the lock, so after this enqueue's release) before it waits again. The selector keeps a
-     * signal made before the await is entered ({@link Selector#wakeup}: "a running or the next
-     * await"), so one made between the check and the await is not lost either. The first enqueue
-     * that signals clears it (under the lock): its signal stays pending until the await returns,
-     * so the enqueues after it need none. A stale true only costs a redundant wake-up.
+     * <p>No lost wake-up, without a lock (a Dekker pair of volatile accesses, which the memory
+     * model orders totally): the loop writes {@code sleeping = true} and then reads the queues'
+     * tails ({@link TaskQueue#hasWork}); an enqueue swings a tail (a volatile CAS) and then reads
+     * {@code sleeping}. Whichever write comes first in that order, the other side's read sees it:
+     * either the loop finds the task and does not wait, or the enqueue finds {@code sleeping} and
+     * signals. The selector keeps a signal made before the await is entered ({@link
+     * Selector#wakeup}: "a running or the next await"), so one made between the look and the await
+     * is not lost either. The first enqueue that signals clears it with a CAS: its signal stays
+     * pending until the await returns, so the enqueues after it need none. A stale true only costs
+     * a redundant wake-up.
      */
+    @SuppressWarnings("unused")   // also written through SLEEPING
     private volatile boolean sleeping;
     private volatile boolean stopRequested;
     private volatile Throwable broken;
@@ -217,16 +226,13 @@ public final class EventLoop {
      * Queues {@code work} on {@code queue} ({@link #tasks} or {@link #answers}) and wakes the loop;
      * once the door is closed, fails {@code owner} instead (the loop died, or the RdmaCm is closed).
      */
-    private boolean enqueue(ArrayDeque<Task> queue, CompletableFuture<?> owner, Runnable work) {
-        synchronized (tasks) {   // the lock of both queues and of the door
-            if (accepting) {
-                queue.add(new Task(work, owner));
-                if (sleeping) {
-                    sleeping = false;   // one signal per wait: it stays pending until the await returns
-                    selector.wakeup();
-                }
-                return true;
+    private boolean enqueue(TaskQueue queue, CompletableFuture<?> owner, Runnable work) {
+        if (queue.offer(new Task(work, owner))) {
+            // One signal per wait: it stays pending until the await returns (see sleeping).
+            if (sleeping && SLEEPING.compareAndSet(this, true, false)) {
+                selector.wakeup();
             }
+            return true;
         }
         Throwable cause = broken;
         owner.completeExceptionally(cause != null
@@ -243,9 +249,7 @@ public final class EventLoop {
             while (!stopRequested) {
                 runTurn();
             }
-            synchronized (tasks) {
-                accepting = false;
-            }
+            closeDoor();
             turnNanos = clock.getAsLong();
             runTasks(Integer.MAX_VALUE);   // what was queued before the door closed still runs
             runAnswers();
@@ -253,9 +257,7 @@ public final class EventLoop {
         } catch (Throwable t) {
             broken = t;
             LOG.log(Level.ERROR, "rdmacm4j dispatcher died; failing every pending operation", t);
-            synchronized (tasks) {
-                accepting = false;
-            }
+            closeDoor();
             failQueuedTasks(t);
             turn.stopped(t);
         } finally {
@@ -266,6 +268,12 @@ public final class EventLoop {
             }
             stopped.complete(null);
         }
+    }
+
+    /** From here every enqueue is refused; what was queued before still runs (or fails). Idempotent. */
+    private void closeDoor() {
+        tasks.close();
+        answers.close();
     }
 
     /**
@@ -280,11 +288,11 @@ public final class EventLoop {
         // Two clock reads per turn (see turnNanos): the wait is measured from the second
         // read of the last turn, which only fired timers since.
         long wait = timers.nanosUntilNext(turnNanos, MAX_WAIT_NANOS);
-        synchronized (tasks) {
-            if (!tasks.isEmpty() || !answers.isEmpty()) {
+        if (wait > 0) {
+            sleeping = true;   // from here, enqueue signals (see sleeping); then the last look
+            if (tasks.hasWork() || answers.hasWork()) {
+                sleeping = false;
                 wait = 0;
-            } else if (wait > 0) {
-                sleeping = true;   // from here, enqueue signals (see sleeping)
             }
         }
         selector.await(wait);
@@ -307,39 +315,30 @@ public final class EventLoop {
      */
     private void runTasks(int limit) {
         for (int i = 0; i < limit; i++) {
-            Task t;
-            synchronized (tasks) {
-                t = tasks.poll();
-            }
+            Task t = tasks.poll();
             if (t == null) {
                 return;
             }
-            t.work().run();
+            TaskQueue.run(t);
         }
     }
 
     /** Runs every queued poller answer, including those queued while running them. */
     private void runAnswers() {
         while (true) {
-            Task a;
-            synchronized (tasks) {
-                a = answers.poll();
-            }
+            Task a = answers.poll();
             if (a == null) {
                 return;
             }
-            a.work().run();
+            TaskQueue.run(a);
         }
     }
 
     private void failQueuedTasks(Throwable cause) {
-        Task t;
         while (true) {
-            synchronized (tasks) {
-                t = tasks.poll();
-                if (t == null) {
-                    t = answers.poll();
-                }
+            Task t = tasks.poll();
+            if (t == null) {
+                t = answers.poll();
             }
             if (t == null) {
                 return;
