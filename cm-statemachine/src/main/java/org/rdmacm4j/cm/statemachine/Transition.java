@@ -3,8 +3,15 @@ package org.rdmacm4j.cm.statemachine;
 import java.util.List;
 import java.util.Objects;
 
-/** The result of one step: the next state and the actions to run, in order. */
-public record Transition<S>(S next, List<Action> actions) {
+/**
+ * The result of one step: the next state and the actions to run, in order.
+ *
+ * <p>{@code S} is bounded by {@link MachineState} although nothing here needs it: so the erased
+ * {@link #next()} returns a {@code MachineState}, and a driver that holds any machine's state
+ * (cm-core's IdDriver, once per step) reads it without a cast to that interface, which under C1
+ * is a call to its slow subtype-check stub every time (docs/benchmarks.md, "s34-mon").
+ */
+public record Transition<S extends MachineState<?>>(S next, List<Action> actions) {
     /** List.of(): one instance, whatever the element type. */
     private static final List<Action> NONE = List.of();
 

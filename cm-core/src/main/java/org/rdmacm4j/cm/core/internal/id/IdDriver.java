@@ -37,6 +37,19 @@ public abstract class IdDriver extends TimerOwner implements NativeId.Owner {
         }
     }
 
+    /** Per phase enum (one per machine), which of its constants are terminal, by ordinal. */
+    private static final ClassValue<boolean[]> TERMINAL_PHASES = new ClassValue<>() {
+        @Override
+        protected boolean[] computeValue(Class<?> phaseType) {
+            Object[] phases = phaseType.getEnumConstants();
+            boolean[] terminal = new boolean[phases.length];
+            for (int i = 0; i < phases.length; i++) {
+                terminal[i] = ((org.rdmacm4j.cm.statemachine.Phase) phases[i]).terminal();
+            }
+            return terminal;
+        }
+    };
+
     /** How a completed future's Outcome becomes the value the user sees. */
     public record Owed(CmFuture<Object> future, java.util.function.Function<Object, Object> value) { }
 
@@ -52,6 +65,8 @@ public abstract class IdDriver extends TimerOwner implements NativeId.Owner {
     private volatile String phase;
     /** Whether {@link #state}'s phase is terminal: read once per adopted state, not per question. */
     private boolean terminal;
+    /** Which phases of this id's machine are terminal, by ordinal (see {@link #adopt}). */
+    private final boolean[] terminalPhases;
     public final History history;
     public final OwedFutures<Owed> owed = new OwedFutures<>();
     /** The engine's list of live ids (IdEngine#liveIds): whether this one is in it, and its neighbours. */
@@ -89,8 +104,9 @@ public abstract class IdDriver extends TimerOwner implements NativeId.Owner {
         this.serial = serial;
         this.machine = machine;
         this.state = initial;
+        this.terminalPhases = TERMINAL_PHASES.get(machine.phaseType());
         this.phase = initial.phase().name();
-        this.terminal = ((org.rdmacm4j.cm.statemachine.Phase) initial.phase()).terminal();
+        this.terminal = terminalPhases[initial.phase().ordinal()];
         this.history = new History(historySize, nowNanos);
         this.createdNanos = nowNanos;
         this.callbacks = callbacks;
@@ -107,9 +123,11 @@ public abstract class IdDriver extends TimerOwner implements NativeId.Owner {
     /** Takes the state of a transition that did not come from {@link #step} (a machine's open()). */
     public void adopt(MachineState<?> next, Input cause, long nowNanos) {
         state = next;
-        org.rdmacm4j.cm.statemachine.Phase p = (org.rdmacm4j.cm.statemachine.Phase) next.phase();
+        // The phase as the Enum its type variable erases to, not as a Phase: a cast to that
+        // interface is a call to C1's slow subtype-check stub, on every step of every id.
+        Enum<?> p = next.phase();
         phase = p.name();
-        terminal = p.terminal();
+        terminal = terminalPhases[p.ordinal()];
         if (cause == null) {
             history.add(nowNanos, phase, "open");
         } else {

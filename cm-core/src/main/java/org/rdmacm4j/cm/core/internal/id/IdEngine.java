@@ -298,14 +298,13 @@ public final class IdEngine {
         // Indexed (the list is an immutable, random-access copy): no iterator per step.
         for (int i = 0, n = actions.size(); i < n; i++) {
             Action a = actions.get(i);
-            if (a.variant().nativeCall()) {   // not instanceof: see Action.Variant#nativeCall
-                Action.NativeCall call = (Action.NativeCall) a;
+            if (a.variant().nativeCall()) {   // not instanceof, no cast: see NativeCalls#run
                 try {
-                    nativeCalls.run(d, call, role(d));
+                    nativeCalls.run(d, a, role(d));
                     nativeCallRan = true;
                 } catch (PortCallException e) {
                     LOG.log(Level.DEBUG, new CallFailedLine(d, e));
-                    return new Input.CallFailed(call, e.errno());
+                    return new Input.CallFailed((Action.NativeCall) a, e.errno());
                 }
             } else {
                 runAction(d, a);

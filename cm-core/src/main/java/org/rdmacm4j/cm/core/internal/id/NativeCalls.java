@@ -18,8 +18,13 @@ final class NativeCalls {
         this.port = port;
     }
 
-    /** Runs one native call of {@code d}'s actions; throws PortCallException if it failed. */
-    void run(IdDriver d, Action.NativeCall call, IdRole role) {
+    /**
+     * Runs one native call of {@code d}'s actions (an {@link Action.NativeCall}); throws
+     * PortCallException if it failed. Takes the call as an {@link Action}: the casts below are to
+     * records (one class compare each), where a cast to the NativeCall interface first would be a
+     * call to C1's slow subtype-check stub per native call.
+     */
+    void run(IdDriver d, Action call, IdRole role) {
         switch (call.variant()) {
             case CREATE_ID -> {
                 NativeId nid = d.kind.ud() ? port.createUdId() : port.createId();
