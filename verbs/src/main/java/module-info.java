@@ -12,4 +12,6 @@ module org.rdmacm4j.verbs {
     exports org.rdmacm4j.verbs.cm;
     exports org.rdmacm4j.verbs.ibv;
     exports org.rdmacm4j.verbs.sys;
+    /** AddressTable only: cm-core's long-keyed tables on the dispatcher (no Long per lookup). */
+    exports org.rdmacm4j.verbs.internal to org.rdmacm4j.cm.core;
 }

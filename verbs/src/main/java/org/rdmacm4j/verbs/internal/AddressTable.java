@@ -14,6 +14,9 @@ import java.util.Arrays;
  * cost a {@code Long} per call plus CHM's putVal/replaceNode, about 9k user instructions per
  * connection under C1 in the guest.
  *
+ * <p>Any non-zero {@code long} keys work: cm-core also keys its offered connection requests by
+ * their event sequence numbers with it (exported to cm-core alone).
+ *
  * <p>Threads: not thread-safe. One thread at a time, with a happens-before edge between threads
  * (the owner thread of the structure that holds it).
  */

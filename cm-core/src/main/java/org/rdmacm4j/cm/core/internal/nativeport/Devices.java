@@ -52,6 +52,17 @@ final class Devices {
     private final List<Device> lingering = new ArrayList<>();
     private final Map<Long, CmTuning> limitsByContext = new HashMap<>();
     private final Map<Long, Boolean> iwarpByContext = new HashMap<>();
+    /**
+     * The last device and context answers looked up, in front of the maps: a port nearly always
+     * has one device, and each lookup by a context handle (an address, so a new {@code Long} each)
+     * came once or twice per connection. {@link #lastDevice} is cleared when its device leaves
+     * {@link #devices}; the limits and iWARP answers are never evicted, like the maps' entries.
+     */
+    private Device lastDevice;
+    private long lastLimitsHandle;
+    private CmTuning lastLimits;
+    private long lastIwarpHandle;
+    private boolean lastIwarp;
     private long nextDeviceToken = 100;
 
     Devices(Epoll epoll, Map<CmId, VerbsId> ids) {
@@ -86,7 +97,7 @@ final class Devices {
         if (handle == 0) {
             throw new PortCallException("rdma_create_qp", ENODEV, "the id is not bound to a device", null);
         }
-        Device dev = devices.get(handle);
+        Device dev = device(handle);
         if (dev != null && dev.users == 0) {
             idle--;
         }
@@ -115,6 +126,7 @@ final class Devices {
                 throw failed(e);
             }
             devices.put(handle, dev);
+            lastDevice = dev;
         }
         dev.users++;
         id.device = dev;
@@ -151,7 +163,7 @@ final class Devices {
             return;
         }
         long handle = id.cmId.deviceHandle();
-        Device dev = handle == 0 ? null : devices.get(handle);
+        Device dev = handle == 0 ? null : device(handle);
         if (dev != null && dev.users == 0 && !boundElsewhere(dev, id)) {
             idle--;
             release(dev);
@@ -169,6 +181,19 @@ final class Devices {
         }
     }
 
+    /** The open device of the context {@code handle}, or null. */
+    private Device device(long handle) {
+        Device last = lastDevice;
+        if (last != null && last.context.handle() == handle) {
+            return last;
+        }
+        Device dev = devices.get(handle);
+        if (dev != null) {
+            lastDevice = dev;
+        }
+        return dev;
+    }
+
     /** True if an open id of the port other than {@code except} is bound to the device. */
     private boolean boundElsewhere(Device dev, VerbsId except) {
         long handle = dev.context.handle();
@@ -182,6 +207,9 @@ final class Devices {
 
     private void release(Device dev) {
         devices.values().remove(dev);
+        if (lastDevice == dev) {
+            lastDevice = null;
+        }
         try {
             epoll.remove(dev.context.asyncFd());
         } catch (RuntimeException e) {
@@ -217,14 +245,18 @@ final class Devices {
         if (handle == 0) {
             return null;
         }
-        CmTuning known = limitsByContext.get(handle);
-        if (known != null) {
-            return known;
+        if (handle == lastLimitsHandle) {
+            return lastLimits;
         }
-        DeviceAttributes a = id.cmId.context().query();
-        CmTuning t = new CmTuning(Math.min(255, a.maxQpRdAtom()), Math.min(255, a.maxQpInitRdAtom()), 7, 7);
-        limitsByContext.put(handle, t);
-        return t;
+        CmTuning known = limitsByContext.get(handle);
+        if (known == null) {
+            DeviceAttributes a = id.cmId.context().query();
+            known = new CmTuning(Math.min(255, a.maxQpRdAtom()), Math.min(255, a.maxQpInitRdAtom()), 7, 7);
+            limitsByContext.put(handle, known);
+        }
+        lastLimitsHandle = handle;
+        lastLimits = known;
+        return known;
     }
 
     /**
@@ -236,11 +268,16 @@ final class Devices {
         if (handle == 0) {
             throw new IllegalStateException(id + " is not bound to a device yet");
         }
+        if (handle == lastIwarpHandle) {
+            return lastIwarp;
+        }
         Boolean known = iwarpByContext.get(handle);
         if (known == null) {
             known = id.cmId.context().isIwarp();
             iwarpByContext.put(handle, known);
         }
+        lastIwarpHandle = handle;
+        lastIwarp = known;
         return known;
     }
 
@@ -258,6 +295,7 @@ final class Devices {
             }
         }
         devices.clear();
+        lastDevice = null;
         idle = 0;
         closeLingering(true);
     }
