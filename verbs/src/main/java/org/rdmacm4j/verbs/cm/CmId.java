@@ -58,6 +58,12 @@ public final class CmId implements AutoCloseable {
     private final MemorySegment id;
     private final Ownership ownership;
     private final PortSpace portSpace;
+    /**
+     * The application's object for this id, as rdma_cm_id's {@code context} pointer is C's: an
+     * event's id then leads to it without a map lookup (rdmacm4j's port keeps its own wrapper here;
+     * an identity map cost a native identity-hash call per lookup under C1). Owner thread.
+     */
+    private Object attachment;
 
     CmId(CmEventChannel channel, MemorySegment id, Ownership channelOwnership) {
         this.channel = channel;
@@ -67,6 +73,16 @@ public final class CmId implements AutoCloseable {
         long address = id.address();   // the description holds values, never this wrapper
         this.ownership = new Ownership(new What(ps, address), channelOwnership);
         ownership.watchSampled(this);
+    }
+
+    /** Sets the application's object for this id (see {@link #attachment()}). Owner thread. */
+    public void attach(Object attachment) {
+        this.attachment = attachment;
+    }
+
+    /** The object last given to {@link #attach}, or null. Owner thread. */
+    public Object attachment() {
+        return attachment;
     }
 
     /** The native address, as a stable identity for logs and maps. */

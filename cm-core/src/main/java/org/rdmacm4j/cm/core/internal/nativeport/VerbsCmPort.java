@@ -193,6 +193,7 @@ public final class VerbsCmPort implements NativePort {
             CmId cmId = channel.createId(portSpace);
             VerbsId id = new VerbsId(cmId);
             ids.put(cmId, id);
+            cmId.attach(id);
             return id;
         } catch (RdmaException e) {
             throw failed(e);
@@ -332,6 +333,7 @@ public final class VerbsCmPort implements NativePort {
             leaks.giveUp(id.cmId);
         }
         ids.remove(id.cmId);
+        id.cmId.attach(null);   // as the map: an event of this id no longer finds the wrapper
     }
 
     @Override
@@ -341,6 +343,7 @@ public final class VerbsCmPort implements NativePort {
         queuePairs.leak(id);
         leaks.giveUp(id.cmId);
         ids.remove(id.cmId);
+        id.cmId.attach(null);   // as the map: an event of this id no longer finds the wrapper
     }
 
     @Override
