@@ -23,6 +23,7 @@ public final class Libc {
     public static final short POLLIN = 0x001;
     public static final int EINTR = 4;
     public static final int EAGAIN = 11;
+    public static final int EINVAL = 22;
 
     public static final CStruct POLLFD = CStruct.struct("struct pollfd")
             .field("fd", JAVA_INT).field("events", JAVA_SHORT).field("revents", JAVA_SHORT).build();
