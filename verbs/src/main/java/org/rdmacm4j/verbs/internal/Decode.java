@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
 import java.lang.foreign.AddressLayout;
@@ -30,6 +31,51 @@ public final class Decode {
     private static final long CP_RETRY_COUNT = CP.offset("retry_count");
     private static final long CP_RNR_RETRY_COUNT = CP.offset("rnr_retry_count");
     private static final long CP_SRQ = CP.offset("srq");
+    /**
+     * rdma_conn_param's seven u8 fields sit in one 8-byte word after the private-data pointer
+     * (private_data_len at byte 8, then responder_resources, initiator_depth, flow_control,
+     * retry_count, rnr_retry_count, srq): {@link #connParam(MemorySegment, long)} reads that word
+     * once instead of seven byte accesses, each a full segment access under C1 (a session acquire
+     * and release, a bounds and alignment check). Checked against the layout when the class loads.
+     */
+    private static final long CP_BYTES = CP_PRIVATE_DATA_LEN;
+
+    static {
+        long[] order = {CP_PRIVATE_DATA_LEN, CP_RESPONDER_RESOURCES, CP_INITIATOR_DEPTH, CP_FLOW_CONTROL,
+            CP_RETRY_COUNT, CP_RNR_RETRY_COUNT, CP_SRQ};
+        for (int i = 0; i < order.length; i++) {
+            if (order[i] != CP_BYTES + i) {
+                throw new ExceptionInInitializerError("rdma_conn_param's u8 fields are not consecutive from "
+                        + "private_data_len: byte " + i + " at " + order[i]);
+            }
+        }
+    }
+
+    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+
+    /** Byte {@code i} (0 = lowest address) of a word read in native order. */
+    private static int byteOf(long word, int i) {
+        int shift = LITTLE_ENDIAN ? 8 * i : 56 - 8 * i;
+        return (int) (word >>> shift) & 0xFF;
+    }
+
+    /**
+     * All of the address space as one segment, made once: private data is copied out of it by
+     * pointer and length, with no segment made per event for the pointer (and no restricted
+     * {@code reinterpret} per event: a stack walk for the caller's module each time).
+     */
+    private static final MemorySegment ALL_MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+
+    /** {@code len} bytes at address {@code pointer}, or none if NULL/0. */
+    static byte[] bytesAt(long pointer, int len) {
+        if (len == 0 || pointer == 0L) {
+            return new byte[0];
+        }
+        byte[] out = new byte[len];
+        MemorySegment.copy(ALL_MEMORY, JAVA_BYTE, pointer, out, 0, len);
+        return out;
+    }
+
     private static final CStruct UP = Layouts.RDMA_UD_PARAM;
     private static final long UP_AH_ATTR = UP.offset("ah_attr");
     private static final long UP_PRIVATE_DATA = UP.offset("private_data");
@@ -85,11 +131,10 @@ public final class Decode {
      * place, no slice of the event per decode.
      */
     public static ConnParam connParam(MemorySegment s, long offset) {
-        return new ConnParam(
-                bytes(s.get(PRIVATE_DATA_PTR, offset + CP_PRIVATE_DATA), u8(s, offset + CP_PRIVATE_DATA_LEN)),
-                u8(s, offset + CP_RESPONDER_RESOURCES), u8(s, offset + CP_INITIATOR_DEPTH),
-                u8(s, offset + CP_FLOW_CONTROL), u8(s, offset + CP_RETRY_COUNT),
-                u8(s, offset + CP_RNR_RETRY_COUNT), u8(s, offset + CP_SRQ),
+        long pointer = s.get(JAVA_LONG_UNALIGNED, offset + CP_PRIVATE_DATA);
+        long u8s = s.get(JAVA_LONG_UNALIGNED, offset + CP_BYTES);   // the seven u8 fields (see CP_BYTES)
+        return new ConnParam(bytesAt(pointer, byteOf(u8s, 0)),
+                byteOf(u8s, 1), byteOf(u8s, 2), byteOf(u8s, 3), byteOf(u8s, 4), byteOf(u8s, 5), byteOf(u8s, 6),
                 s.get(JAVA_INT_UNALIGNED, offset + CP_QP_NUM));
     }
 

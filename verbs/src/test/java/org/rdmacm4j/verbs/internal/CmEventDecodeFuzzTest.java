@@ -2,6 +2,7 @@ package org.rdmacm4j.verbs.internal;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.foreign.Arena;
@@ -93,6 +94,12 @@ class CmEventDecodeFuzzTest {
             assertThat(c.privateData()).isEqualTo(nullPointer ? new byte[0] : Arrays.copyOf(data, length));
             assertThat(c.responderResources()).isEqualTo(Decode.u8(p, cp.offset("responder_resources")));
             assertThat(c.rnrRetryCount()).isEqualTo(Decode.u8(p, cp.offset("rnr_retry_count")));
+            // every field, each against a byte read of its own (connParam reads them as one word)
+            assertThat(c.initiatorDepth()).isEqualTo(Decode.u8(p, cp.offset("initiator_depth")));
+            assertThat(c.flowControl()).isEqualTo(Decode.u8(p, cp.offset("flow_control")));
+            assertThat(c.retryCount()).isEqualTo(Decode.u8(p, cp.offset("retry_count")));
+            assertThat(c.srq()).isEqualTo(Decode.u8(p, cp.offset("srq")));
+            assertThat(c.qpNum()).isEqualTo(p.get(JAVA_INT_UNALIGNED, cp.offset("qp_num")));
 
             // read in place inside a larger struct (the event's param union), as CmEventChannel does
             long at = 48;
