@@ -83,9 +83,7 @@ public final class Sockaddrs {
         short family = s.get(JAVA_SHORT_UNALIGNED, offset);
         try {
             if (family == AF_INET) {
-                byte[] b = new byte[4];
-                MemorySegment.copy(s, JAVA_BYTE, offset + IN_ADDR, b, 0, 4);
-                return new InetSocketAddress(InetAddress.getByAddress(b),
+                return new InetSocketAddress(ipv4(s.get(JAVA_INT_UNALIGNED, offset + IN_ADDR)),
                         Short.toUnsignedInt(s.get(BE16, offset + IN_PORT)));
             }
             if (family == AF_INET6) {
@@ -99,6 +97,32 @@ public final class Sockaddrs {
         } catch (UnknownHostException e) {
             throw new AssertionError("raw address of the right length", e);
         }
+    }
+
+    /** An IPv4 address and its bytes as read in native order: the last one decoded (see {@link #ipv4}). */
+    private record LastIpv4(int raw, InetAddress address) { }
+
+    /** Racy on purpose: an immutable record, so any thread sees a whole one or the one before. */
+    private static LastIpv4 lastIpv4 = new LastIpv4(0, null);
+
+    /**
+     * The IPv4 address whose four bytes, as they lie in memory, read {@code raw} as a native-order
+     * int. The last one is kept: a connection's ends read the same few addresses again and again
+     * (both ends' local and peer address per connection), and InetAddress.getByAddress makes an
+     * address, its holder and a byte array each time. InetAddress is immutable, so sharing is safe.
+     */
+    private static InetAddress ipv4(int raw) throws UnknownHostException {
+        LastIpv4 last = lastIpv4;
+        if (last.raw() == raw && last.address() != null) {
+            return last.address();
+        }
+        byte[] b = new byte[4];
+        for (int i = 0; i < 4; i++) {   // memory order: byte i at the i-th lowest address
+            b[i] = (byte) (ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? raw >>> (8 * i) : raw >>> (24 - 8 * i));
+        }
+        InetAddress a = InetAddress.getByAddress(b);
+        lastIpv4 = new LastIpv4(raw, a);
+        return a;
     }
 
     /** Network-order 16-bit value (as returned by rdma_get_src_port) to a host port number. */

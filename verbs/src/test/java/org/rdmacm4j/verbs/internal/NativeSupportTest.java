@@ -91,6 +91,19 @@ class NativeSupportTest {
     }
 
     @Test
+    void ipv4ReadsKeepTheirAddressWhenTheyAlternate() throws Exception {
+        // Sockaddrs keeps the last IPv4 address it decoded: alternating addresses (and 0.0.0.0,
+        // whose bytes read 0 like the empty cache) must each still come back as themselves.
+        String[] ips = {"192.0.2.1", "192.0.2.3", "192.0.2.1", "0.0.0.0", "0.0.0.0", "10.1.2.3", "192.0.2.3"};
+        try (Arena arena = Arena.ofConfined()) {
+            for (int i = 0; i < ips.length; i++) {
+                InetSocketAddress a = new InetSocketAddress(InetAddress.getByName(ips[i]), 1000 + i);
+                assertThat(Sockaddrs.read(Sockaddrs.write(arena, a))).isEqualTo(a);
+            }
+        }
+    }
+
+    @Test
     void badAddressesAreRejectedBeforeAnyNativeCall() {
         assertThatThrownBy(() -> Sockaddrs.check(null, "destination")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("destination must not be null");
