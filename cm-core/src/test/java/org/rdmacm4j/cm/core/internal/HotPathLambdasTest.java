@@ -48,6 +48,7 @@ class HotPathLambdasTest {
         m.put(P + "loop.CallbackThreads", Map.of());
         m.put(P + "loop.SerialExecutor", Map.of());
         m.put(P + "loop.TaskQueue", Map.of());
+        m.put(P + "loop.TimerQueue", Map.of());
         m.put(P + "nativeport.VerbsCmPort", Map.of("<init>", "holdsAnything, made once per port"));
         m.put(P + "poll.CompletionPoller", Map.of("<init>", "the poller thread, once per poller"));
         m.put(P + "id.CmFuture", Map.of());

@@ -3,17 +3,19 @@ package org.rdmacm4j.cm.core.internal.loop;
 import org.rdmacm4j.cm.statemachine.TimerKind;
 
 /**
-X
+ * One armed machine timer: in its {@link TimerQueue}'s heap, and in its owner's
  * {@link TimerOwner#armedTimers} slot until it fires or is cancelled. Its owner is kept as an
  * Object (the queue casts it back) so that this file stays below {@link TimerOwner}.
  */
-final class TimerEntry implements Comparable<TimerEntry> {
+final class TimerEntry {
     final long deadline;
     final long order;
     final Object owner;
     final TimerKind kind;
     final long generation;
     boolean cancelled;
+    /** Where it sits in its queue's heap array; -1 once out of the heap (fired or cancelled). */
+    int index = -1;
 
     TimerEntry(long deadline, long order, Object owner, TimerKind kind, long generation) {
         this.deadline = deadline;
@@ -23,9 +25,8 @@ final class TimerEntry implements Comparable<TimerEntry> {
         this.generation = generation;
     }
 
-    @Override
-    public int compareTo(TimerEntry o) {
-        int c = Long.compare(deadline, o.deadline);
-        return c != 0 ? c : Long.compare(order, o.order);
+    /** Heap order: the earlier deadline first, ties in arming order. */
+    boolean before(TimerEntry o) {
+        return deadline != o.deadline ? deadline - o.deadline < 0 : order < o.order;
     }
 }

@@ -1,11 +1,20 @@
 package org.rdmacm4j.cm.core.internal.loop;
 
+import java.util.Arrays;
 import java.util.PriorityQueue;
 import org.rdmacm4j.cm.statemachine.TimerKind;
 
 /**
  * The dispatcher's timers: a heap ordered by deadline, read by the dispatcher loop to bound its
- * epoll wait. No thread per timer. Cancelled entries stay in the heap, marked, until they surface.
+ * epoll wait. No thread per timer.
+ *
+ * <p>The heap is an array of {@link TimerEntry}s that know their index, so a cancel takes its entry
+ * out at once. It used to be a {@code PriorityQueue} where cancelled entries stayed, marked, until
+ * their deadline surfaced: every connection cancels a timer of tens of seconds (its connect or
+ * teardown deadline), so the heap held every connection of the last such period, each keeping its
+ * dead driver reachable through young collections, and every arm sifted through ~log2 of them with
+ * a cast to {@code Comparable} and an interface call per level (under C1 the cast is a call to the
+ * slow subtype-check stub). Now the heap holds the live timers only, a few per open connection.
  * Generic over its owner ({@link TimerOwner}: one rdma_cm_id's driver) so that the loop knows
  * nothing of what it times. Dispatcher thread only.
  */
@@ -22,7 +31,8 @@ public final class TimerQueue<O extends TimerOwner> {
         }
     }
 
-    private final PriorityQueue<TimerEntry> heap = new PriorityQueue<>();
+    private TimerEntry[] heap = new TimerEntry[64];
+    private int size;
     private final PriorityQueue<Task> tasks = new PriorityQueue<>();
     private static final int KINDS = TimerKind.values().length;
     private long order;
@@ -37,11 +47,11 @@ public final class TimerQueue<O extends TimerOwner> {
         }
         TimerEntry old = slots[kind.ordinal()];
         if (old != null) {
-            old.cancelled = true;
+            drop(old);
         }
         TimerEntry e = new TimerEntry(deadlineNanos, order++, d, kind, generation);
         slots[kind.ordinal()] = e;
-        heap.add(e);
+        add(e);
     }
 
     public void cancel(O d, TimerKind kind) {
@@ -51,7 +61,7 @@ public final class TimerQueue<O extends TimerOwner> {
         }
         TimerEntry e = slots[kind.ordinal()];
         if (e != null) {
-            e.cancelled = true;
+            drop(e);
             slots[kind.ordinal()] = null;
         }
     }
@@ -63,7 +73,7 @@ public final class TimerQueue<O extends TimerOwner> {
         }
         for (int i = 0; i < slots.length; i++) {
             if (slots[i] != null) {
-                slots[i].cancelled = true;
+                drop(slots[i]);
                 slots[i] = null;
             }
         }
@@ -76,13 +86,9 @@ public final class TimerQueue<O extends TimerOwner> {
 
     /** Nanoseconds until the next live deadline (0 if one is due), or {@code max} if none is nearer. */
     public long nanosUntilNext(long now, long max) {
-        TimerEntry e;
-        while ((e = heap.peek()) != null && e.cancelled) {
-            heap.poll();
-        }
         long next = max;
-        if (e != null) {
-            next = Math.max(0, Math.min(next, e.deadline - now));
+        if (size > 0) {
+            next = Math.max(0, Math.min(next, heap[0].deadline - now));
         }
         Task t = tasks.peek();
         if (t != null) {
@@ -104,15 +110,90 @@ public final class TimerQueue<O extends TimerOwner> {
     /** Removes and returns the next expiry due at {@code now}, or null. */
     @SuppressWarnings("unchecked")
     public Expiry<O> pollDue(long now) {
-        TimerEntry e;
-        while ((e = heap.peek()) != null && (e.cancelled || e.deadline <= now)) {
-            heap.poll();
-            if (!e.cancelled) {
-                O owner = (O) e.owner;
-                cancel(owner, e.kind);
-                return new Expiry<>(owner, e.kind, e.generation);
+        if (size == 0 || heap[0].deadline - now > 0) {
+            return null;
+        }
+        TimerEntry e = heap[0];
+        O owner = (O) e.owner;
+        drop(e);
+        TimerEntry[] slots = owner.armedTimers;   // an entry in the heap is its owner's slot's
+        if (slots[e.kind.ordinal()] == e) {
+            slots[e.kind.ordinal()] = null;
+        }
+        return new Expiry<>(owner, e.kind, e.generation);
+    }
+
+    /** How many timers are armed (tests). */
+    int size() {
+        return size;
+    }
+
+    // ------------------------------------------------------------------ the heap
+
+    private void add(TimerEntry e) {
+        if (size == heap.length) {
+            heap = Arrays.copyOf(heap, size * 2);
+        }
+        heap[size] = e;
+        e.index = size;
+        siftUp(size++);
+    }
+
+    /** Cancels {@code e} and takes it out of the heap (idempotent). */
+    private void drop(TimerEntry e) {
+        e.cancelled = true;
+        int i = e.index;
+        if (i < 0) {
+            return;
+        }
+        e.index = -1;
+        TimerEntry last = heap[--size];
+        heap[size] = null;
+        if (i < size) {   // the last entry fills the hole, then moves whichever way it must
+            heap[i] = last;
+            last.index = i;
+            siftDown(i);
+            if (heap[i] == last) {
+                siftUp(i);
             }
         }
-        return null;
+    }
+
+    private void siftUp(int i) {
+        TimerEntry e = heap[i];
+        while (i > 0) {
+            int parent = (i - 1) >>> 1;
+            TimerEntry p = heap[parent];
+            if (!e.before(p)) {
+                break;
+            }
+            heap[i] = p;
+            p.index = i;
+            i = parent;
+        }
+        heap[i] = e;
+        e.index = i;
+    }
+
+    private void siftDown(int i) {
+        TimerEntry e = heap[i];
+        int half = size >>> 1;
+        while (i < half) {
+            int child = 2 * i + 1;
+            TimerEntry c = heap[child];
+            int right = child + 1;
+            if (right < size && heap[right].before(c)) {
+                child = right;
+                c = heap[child];
+            }
+            if (!c.before(e)) {
+                break;
+            }
+            heap[i] = c;
+            c.index = i;
+            i = child;
+        }
+        heap[i] = e;
+        e.index = i;
     }
 }
