@@ -93,8 +93,8 @@ public final class CmEventChannel implements AutoCloseable {
      */
     public CmEvent getEvent() {
         ownership.ensureOpen();
-        MemorySegment event = CmLib.getCmEvent(channel, out);
-        if (event.address() == 0L) {
+        long event = CmLib.getCmEvent(channel, out);
+        if (event == 0L) {
             return null;
         }
         try {
@@ -134,15 +134,17 @@ public final class CmEventChannel implements AutoCloseable {
     }
 
     /*
-     * The id pointers are read as plain longs and only looked up: a MemorySegment is made for an id
-     * pointer only when a CONNECT_REQUEST brings a new id. The param union is read in place in the
-     * event (no slice) on the RC path.
+     * The event is read by address out of Decode.ALL_MEMORY, at rdma_cm_event's offsets: no segment
+     * per event. The id pointers are read as plain longs and only looked up: a MemorySegment is made
+     * for an id pointer only when a CONNECT_REQUEST brings a new id. The param union is read in place
+     * (no slice) on the RC path.
      */
-    private CmEvent copy(MemorySegment event) {
-        CmEventType type = CmEventType.of(event.get(JAVA_INT_UNALIGNED, EV_EVENT));
-        int status = event.get(JAVA_INT_UNALIGNED, EV_STATUS);
-        long idAddress = event.get(JAVA_LONG_UNALIGNED, EV_ID);
-        long listenAddress = event.get(JAVA_LONG_UNALIGNED, EV_LISTEN_ID);
+    private CmEvent copy(long eventAddress) {
+        MemorySegment all = Decode.ALL_MEMORY;
+        CmEventType type = CmEventType.of(all.get(JAVA_INT_UNALIGNED, eventAddress + EV_EVENT));
+        int status = all.get(JAVA_INT_UNALIGNED, eventAddress + EV_STATUS);
+        long idAddress = all.get(JAVA_LONG_UNALIGNED, eventAddress + EV_ID);
+        long listenAddress = all.get(JAVA_LONG_UNALIGNED, eventAddress + EV_LISTEN_ID);
         CmId id = ids.get(idAddress);
         if (id == null) {
             if (type != CmEventType.CONNECT_REQUEST) {
@@ -150,12 +152,12 @@ public final class CmEventChannel implements AutoCloseable {
                         + Long.toHexString(idAddress));
             }
             // librdmacm created this id for the request: the caller owns it from now on.
-            id = register(event.get(Layouts.RDMA_CM_ID.pointerField(), EV_ID));
+            id = register(all.get(Layouts.RDMA_CM_ID.pointerField(), eventAddress + EV_ID));
         }
         CmId listenId = listenAddress == 0L ? null : ids.get(listenAddress);
         boolean ud = id.qpType() == QpType.UD.value();
-        ConnParam conn = ud || !carriesConnParam(type) ? null : Decode.connParam(event, EV_PARAM);
-        UdParam udParam = ud ? Decode.udParam(event.asSlice(EV_PARAM)) : null;
+        ConnParam conn = ud || !carriesConnParam(type) ? null : Decode.connParam(all, eventAddress + EV_PARAM);
+        UdParam udParam = ud ? Decode.udParam(all.asSlice(eventAddress + EV_PARAM, Layouts.RDMA_UD_PARAM.size())) : null;
         return new CmEvent(type, status, id, listenId, conn, udParam);
     }
 

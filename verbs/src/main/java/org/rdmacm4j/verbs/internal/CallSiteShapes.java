@@ -38,7 +38,7 @@ final class CallSiteShapes {
         try { none.invokeExact((Object) null); } catch (Throwable e) { sites += expected(e); }
         // (Object,Object)Object: ibv_alloc_pd, ibv_create_comp_channel, ibv_open_device, device lists
         try { Object r = (Object) none.invokeExact((Object) null, (Object) null); } catch (Throwable e) { sites += expected(e); }
-        // (Object,Object)int: rdma_destroy_id, rdma_disconnect, rdma_ack_cm_event, ibv_query_device
+        // (Object,Object)int: rdma_destroy_id, rdma_disconnect, ibv_query_device
         try { int r = (int) none.invokeExact((Object) null, (Object) null); } catch (Throwable e) { sites += expected(e); }
         // (Object,Object,Object)Object: ibv_create_qp, ibv_create_ah, ibv_create_srq
         try { Object r = (Object) none.invokeExact((Object) null, (Object) null, (Object) null); } catch (Throwable e) { sites += expected(e); }
@@ -97,6 +97,8 @@ final class CallSiteShapes {
         // result likewise. Named by the holders whose handles have that raw shape.
         // (long,int)int: DevNull
         try { int r = (int) none.invokeExact(0L, 0); } catch (Throwable e) { sites += expected(e); }
+        // (long)int: AckCmEvent (the event by address)
+        try { int r = (int) none.invokeExact(0L); } catch (Throwable e) { sites += expected(e); }
         // (long,int)long: EventStr, WcStatusStr, EventTypeStr, Strerror
         try { long r = (long) none.invokeExact(0L, 0); } catch (Throwable e) { sites += expected(e); }
         // (long,int,long,int,int)int: SysLib
@@ -123,7 +125,7 @@ final class CallSiteShapes {
         try { int r = (int) none.invokeExact(0L, 0L, 0, 0L, 0, 0); } catch (Throwable e) { sites += expected(e); }
         // (long,long,int,long,long)long: SysLib
         try { long r = (long) none.invokeExact(0L, 0L, 0, 0L, 0L); } catch (Throwable e) { sites += expected(e); }
-        // (long,long,long)int: DestroyId, Disconnect, AckCmEvent, CloseDevice, QueryDevice
+        // (long,long,long)int: DestroyId, Disconnect, CloseDevice, QueryDevice
         try { int r = (int) none.invokeExact(0L, 0L, 0L); } catch (Throwable e) { sites += expected(e); }
         // (long,long,long)long: GetDevices, OpenDevice, AllocPd, CreateCompChannel, GetDeviceList
         try { long r = (long) none.invokeExact(0L, 0L, 0L); } catch (Throwable e) { sites += expected(e); }

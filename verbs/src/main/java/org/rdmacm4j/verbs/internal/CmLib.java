@@ -147,8 +147,10 @@ public final class CmLib {
      * errno copy and the thread-state transitions were the larger part of its cost.
      */
     static final class AckCmEvent {
+        // The event as a plain address (JAVA_LONG): CmEventChannel reads events by address, never
+        // through a segment per event (see getCmEvent).
         static final MethodHandle H = Native.critical(L, "rdma_ack_cm_event",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+                FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
     }
 
     static final class GetSrcPort {
@@ -375,23 +377,29 @@ public final class CmLib {
      * rdma_get_cm_event into {@code out} (a pointer cell). Returns the event, or NULL when the
      * channel is non-blocking and empty (EAGAIN). Blocking if the channel fd is blocking.
      */
-    public static MemorySegment getCmEvent(MemorySegment ch, MemorySegment out) {
+    /**
+     * The next event's address, or 0 if the channel is non-blocking and empty. An address, not a
+     * segment: a segment per event (the AddressLayout read's {@code longToAddress}, its checks) was
+     * the larger part of this call's Java cost under C1; CmEventChannel reads the event's fields by
+     * address and acks it by address.
+     */
+    public static long getCmEvent(MemorySegment ch, MemorySegment out) {
         try {
             MemorySegment st = Errno.state();
             int rc = (int) GetCmEvent.H.invokeExact(st, ch, out);
             if (rc != 0) {
                 if (Errno.read(st) == Libc.EAGAIN) {
-                    return MemorySegment.NULL;
+                    return 0L;
                 }
                 throw Native.errnoFailure("rdma_get_cm_event", st);
             }
-            return out.get(Layouts.RDMA_CM_EVENT.pointerField(), 0);
+            return out.get(JAVA_LONG, 0);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
     }
 
-    public static void ackCmEvent(MemorySegment event) {
+    public static void ackCmEvent(long event) {
         try {
             int rc = (int) AckCmEvent.H.invokeExact(event);
             if (rc != 0) {

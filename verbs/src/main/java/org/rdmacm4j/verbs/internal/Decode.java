@@ -60,11 +60,12 @@ public final class Decode {
     }
 
     /**
-     * All of the address space as one segment, made once: private data is copied out of it by
-     * pointer and length, with no segment made per event for the pointer (and no restricted
-     * {@code reinterpret} per event: a stack walk for the caller's module each time).
+     * All of the address space as one segment, made once: what librdmacm hands over by pointer (a CM
+     * event, its private data) is read out of it by address, with no segment made per event for the
+     * pointer (and no restricted {@code reinterpret} per event: a stack walk for the caller's module
+     * each time). Only for memory librdmacm gives us, at the struct offsets of {@link Layouts}.
      */
-    private static final MemorySegment ALL_MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+    public static final MemorySegment ALL_MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
     /** {@code len} bytes at address {@code pointer}, or none if NULL/0. */
     static byte[] bytesAt(long pointer, int len) {
