@@ -5,7 +5,6 @@ import static com.google.common.base.Preconditions.checkArgument;
 import com.google.common.collect.Maps;
 import java.util.Arrays;
 import java.util.EnumMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -18,7 +17,9 @@ import java.util.Objects;
  * just those kinds, in kind order, because every arm or cancel of every machine step makes a new
  * value on the dispatcher thread, and an id rarely has more than one timer armed: an arm or cancel
  * copies an array of one or two generations (none when the last is cancelled), where one
- * {@code long} per kind copied ten every time.
+ * {@code long} per kind copied ten every time. The mutators append to an {@link ActionList}, a
+ * final class, not a {@code List}: an interface call and its bridge's cast to {@code Action} per
+ * timer action cost C1's slow type check (see ActionList).
  */
 public final class Timers {
     private static final TimerKind[] KINDS = TimerKind.values();
@@ -119,7 +120,7 @@ public final class Timers {
         return isArmed(kind) ? generations[index(kind)] : 0;
     }
 
-    public Timers arm(TimerKind kind, long delayNanos, List<Action> out) {
+    public Timers arm(TimerKind kind, long delayNanos, ActionList out) {
         int i = index(kind);
         long[] next;
         if (isArmed(kind)) {
@@ -137,7 +138,7 @@ public final class Timers {
         return new Timers(armedKinds | bit(kind), next, nextGeneration + 1);
     }
 
-    public Timers cancel(TimerKind kind, List<Action> out) {
+    public Timers cancel(TimerKind kind, ActionList out) {
         if (!isArmed(kind)) {
             return this;
         }
@@ -150,7 +151,7 @@ public final class Timers {
         return isArmed(kind) ? without(kind) : this;
     }
 
-    public Timers cancelAll(List<Action> out) {
+    public Timers cancelAll(ActionList out) {
         if (armedKinds == 0) {
             return this;
         }

@@ -12,13 +12,23 @@ import java.util.Objects;
  * is a call to its slow subtype-check stub every time (docs/benchmarks.md, "s34-mon").
  */
 public record Transition<S extends MachineState<?>>(S next, List<Action> actions) {
-    /** List.of(): one instance, whatever the element type. */
-    private static final List<Action> NONE = List.of();
-
+    /**
+     * Keeps {@code actions} as a frozen {@link ActionList}: the machines' own list is frozen and kept
+     * (no copy, and an exact-class check where List.copyOf cast to the List interface, a slow type
+     * check under C1: see ActionList), any other list is copied once. The core then always iterates
+     * the one list class.
+     */
     public Transition {
         Objects.requireNonNull(next, "next");
-        // List.copyOf keeps an immutable list as it is; a step with no action (List.of()) is kept
-        // without that call, once per step of every id.
-        actions = actions == NONE ? NONE : List.copyOf(actions);
+        actions = ActionList.copyOf(actions);
+    }
+
+    /**
+     * {@link #actions()} as the final class it always is: a driver that runs them calls {@code get}
+     * and {@code size} on that class directly, not through the {@code List} interface (under C1 an
+     * interface call with several receiver classes goes through an itable stub).
+     */
+    public ActionList actionList() {
+        return (ActionList) actions;
     }
 }

@@ -41,7 +41,7 @@ class PolicyTest {
 
     @Test
     void timersTrackGenerationsSoLateExpiriesAreStale() {
-        List<Action> out = new ArrayList<>();
+        ActionList out = new ActionList();
         Timers t = Timers.none().arm(TimerKind.DRAIN_DEADLINE, 5, out);
         long first = t.generation(TimerKind.DRAIN_DEADLINE);
         t = t.arm(TimerKind.DRAIN_DEADLINE, 5, out);

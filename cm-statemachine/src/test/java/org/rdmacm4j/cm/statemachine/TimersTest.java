@@ -36,7 +36,7 @@ class TimersTest {
         Map<TimerKind, Long> model = new EnumMap<>(TimerKind.class);
         long next = 1;
         for (Op o : ops) {
-            List<Action> out = new ArrayList<>();
+            ActionList out = new ActionList();
             List<Action> expected = new ArrayList<>();
             switch (o.op()) {
                 case 0 -> {
@@ -81,7 +81,7 @@ class TimersTest {
 
     @Test
     void aChangeThatChangesNothingKeepsTheValue() {
-        List<Action> out = new ArrayList<>();
+        ActionList out = new ActionList();
         Timers t = Timers.none().arm(TimerKind.DRAIN_DEADLINE, 1, out);
         assertThat(t.cancel(TimerKind.QUIESCE_DEADLINE, out)).isSameAs(t);
         assertThat(t.fired(TimerKind.QUIESCE_DEADLINE)).isSameAs(t);

@@ -1,8 +1,8 @@
 package org.rdmacm4j.cm.statemachine.machine;
 
-import java.util.List;
 import java.util.Objects;
 import org.rdmacm4j.cm.statemachine.Action;
+import org.rdmacm4j.cm.statemachine.ActionList;
 import org.rdmacm4j.cm.statemachine.CmIdMachine;
 import org.rdmacm4j.cm.statemachine.ConnectionPolicy;
 import org.rdmacm4j.cm.statemachine.Failure;
@@ -54,7 +54,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
             // Every phase of an active id ignores it (each arm below, and the matrix spec, say so);
             // the core feeds one after each step with a native call, three per connect: no draft,
             // no emitter, no dispatch for them.
-            return new Transition<>(state, List.of());
+            return new Transition<>(state, ActionList.none());
         }
         Emitter out = new Emitter();
         out.ackIfEvent(input);
@@ -317,9 +317,9 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                 out.fail(d.pendingOpen, cause);
                 d.pendingOpen = 0;
             }
-            d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out);
+            d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out.actions);
             d.timers = d.timers.arm(TimerKind.CONNECT_RESULT_DEADLINE, policy.deadlines().connect().toNanos(),
-                    out);
+                    out.actions);
             return ActivePhase.CONNECT_ABANDONED;
         }
         return fail(d, out, cause, Mode.ABORT);

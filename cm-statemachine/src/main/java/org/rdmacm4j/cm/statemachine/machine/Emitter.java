@@ -1,11 +1,7 @@
 package org.rdmacm4j.cm.statemachine.machine;
 
-import java.util.AbstractList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Objects;
-import java.util.RandomAccess;
 import org.rdmacm4j.cm.statemachine.Action;
+import org.rdmacm4j.cm.statemachine.ActionList;
 import org.rdmacm4j.cm.statemachine.Failure;
 import org.rdmacm4j.cm.statemachine.Input;
 import org.rdmacm4j.cm.statemachine.Inputs;
@@ -16,82 +12,34 @@ import org.rdmacm4j.cm.statemachine.Phase;
 /**
  * Collects the actions of one step, in order. Local to a step, so the machine stays pure.
  *
- * <p>It is itself the list {@link org.rdmacm4j.cm.statemachine.Timers} appends its timer actions
- * to, backed by an array made at the step's first action: every step of every id makes one on the
- * dispatcher thread, and an Emitter holding an ArrayList cost three objects per step (the list's
- * first add allocates ten slots; steps emit one to six actions), and an interface call per action
- * when the step's result list was built from it.
+ * <p>The actions go into an {@link ActionList}, which {@link org.rdmacm4j.cm.statemachine.Timers}
+ * appends its timer actions to as well and the step's Transition keeps as it is (it freezes it):
+ * why that list and not an array or a {@code List.of} copy is said there (C1's type checks).
  */
-final class Emitter extends AbstractList<Action> implements RandomAccess {
-    /** Room for the longest common step (a teardown's last: six actions); longer ones grow it. */
-    private static final int FIRST_CAPACITY = 6;
+final class Emitter {
+    /** The step's actions; given to Timers' mutators and, at the end, to the Transition. */
+    final ActionList actions = new ActionList();
 
-    private Action[] actions;   // null until the first action
-    private int size;
-
-    /**
-     * The actions as the immutable list a Transition keeps (Transition's List.copyOf keeps a
-     * List.of list as it is). Up to ten actions, List.of's fixed-arity forms build it from the
-     * one array they are called with, where List.copyOf of a list copies the array twice (once in
-     * toArray and once more to check it for nulls).
-     */
-    List<Action> list() {
-        Action[] a = actions;
-        switch (size) {   // a statement over the sizes, not an expression: longer steps fall through
-            case 0: return List.of();
-            case 1: return List.of(a[0]);
-            case 2: return List.of(a[0], a[1]);
-            case 3: return List.of(a[0], a[1], a[2]);
-            case 4: return List.of(a[0], a[1], a[2], a[3]);
-            case 5: return List.of(a[0], a[1], a[2], a[3], a[4]);
-            case 6: return List.of(a[0], a[1], a[2], a[3], a[4], a[5]);
-            case 7: return List.of(a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
-            case 8: return List.of(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
-            case 9: return List.of(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
-            case 10: return List.of(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]);
-        }
-        return List.of(Arrays.copyOf(a, size));
+    /** The actions, for the step's Transition (which freezes them: nothing may be added after). */
+    ActionList list() {
+        return actions;
     }
 
-    @Override
-    public Action get(int index) {
-        Objects.checkIndex(index, size);
-        return actions[index];
+    Action get(int index) {
+        return actions.get(index);
     }
 
-    @Override
-    public int size() {
-        return size;
+    int size() {
+        return actions.size();
     }
 
-    @Override
-    public boolean add(Action action) {
-        Objects.requireNonNull(action, "action");
-        room();
-        actions[size++] = action;
-        modCount++;
-        return true;
+    void add(Action action) {
+        actions.add(action);
     }
 
     /** Inserts at {@code index} (Requests.settle places SettleRequest before the first native call). */
-    @Override
-    public void add(int index, Action action) {
-        Objects.checkIndex(index, size + 1);
-        Objects.requireNonNull(action, "action");
-        room();
-        System.arraycopy(actions, index, actions, index + 1, size - index);
-        actions[index] = action;
-        size++;
-        modCount++;
-    }
-
-    /** Makes room for one more action. */
-    private void room() {
-        if (actions == null) {
-            actions = new Action[FIRST_CAPACITY];
-        } else if (size == actions.length) {
-            actions = Arrays.copyOf(actions, size * 2);
-        }
+    void add(int index, Action action) {
+        actions.add(index, action);
     }
 
     void complete(long request, Outcome outcome) {

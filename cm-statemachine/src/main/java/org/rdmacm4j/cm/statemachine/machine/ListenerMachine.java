@@ -93,7 +93,7 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
                     case PORT_ACTIVE -> {
                         // The port is back: do not wait out the backoff.
                         if (phase == ListenerPhase.RELISTEN_BACKOFF) {
-                            Timers t = s.timers().cancel(TimerKind.RELISTEN_BACKOFF, out);
+                            Timers t = s.timers().cancel(TimerKind.RELISTEN_BACKOFF, out.actions);
                             out.add(new Action.Relisten());
                             yield s.with(ListenerPhase.LISTENING, true, s.attempts(), t);
                         }
@@ -125,7 +125,7 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
                         }
                         int attempt = s.attempts() + 1;
                         Timers t = s.timers().arm(TimerKind.RELISTEN_BACKOFF, policy.relisten().backoffNanos(attempt),
-                                out);
+                                out.actions);
                         yield s.with(ListenerPhase.RELISTEN_BACKOFF, false, attempt, t);
                     }
                     case Action.CreateId a -> unexpected(s, out, in, "a listener re-creates its id with Relisten");
@@ -168,7 +168,7 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
         if (s.hasId()) {
             out.add(new Action.DestroyId());
         }
-        Timers t = s.timers().arm(TimerKind.RELISTEN_BACKOFF, policy.relisten().backoffNanos(1), out);
+        Timers t = s.timers().arm(TimerKind.RELISTEN_BACKOFF, policy.relisten().backoffNanos(1), out.actions);
         return s.with(ListenerPhase.RELISTEN_BACKOFF, false, 1, t);
     }
 
@@ -176,7 +176,7 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
         if (s.hasId()) {
             out.add(new Action.DestroyId());
         }
-        Timers t = s.timers().cancelAll(out);
+        Timers t = s.timers().cancelAll(out.actions);
         if (request != 0) {
             out.complete(request, new Outcome.Done());
         }

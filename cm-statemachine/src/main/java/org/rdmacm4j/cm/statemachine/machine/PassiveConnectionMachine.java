@@ -1,8 +1,8 @@
 package org.rdmacm4j.cm.statemachine.machine;
 
-import java.util.List;
 import java.util.Objects;
 import org.rdmacm4j.cm.statemachine.Action;
+import org.rdmacm4j.cm.statemachine.ActionList;
 import org.rdmacm4j.cm.statemachine.CmIdMachine;
 import org.rdmacm4j.cm.statemachine.CmTuning;
 import org.rdmacm4j.cm.statemachine.ConnectionPolicy;
@@ -68,7 +68,7 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
             // Every phase of a passive id ignores it (each arm below, and the matrix spec, say so),
             // and no SettleRequest is owed (once out of REQUEST_RECEIVED it never is): the core feeds
             // one after the accept's step, so that step costs no draft, emitter or dispatch.
-            return new Transition<>(state, List.of());
+            return new Transition<>(state, ActionList.none());
         }
         Emitter out = new Emitter();
         out.ackIfEvent(input);
@@ -111,10 +111,10 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                 if (c.payload().kind() != MessageKind.ACCEPT) {
                     yield illegal(out, c.request(), "accept needs ACCEPT private data, not " + c.payload().kind(), phase);
                 }
-                d.timers = d.timers.cancel(TimerKind.DECISION_DEADLINE, out);
+                d.timers = d.timers.cancel(TimerKind.DECISION_DEADLINE, out.actions);
                 d.pendingOpen = c.request();
                 d.openPayload = c.payload();
-                d.timers = d.timers.arm(TimerKind.ACCEPT_DEADLINE, policy.deadlines().accept().toNanos(), out);
+                d.timers = d.timers.arm(TimerKind.ACCEPT_DEADLINE, policy.deadlines().accept().toNanos(), out.actions);
                 Opening.createQp(d, out);
                 out.add(new Action.Accept(c.payload().wire(), d.acceptTuning));
                 d.connectSent = true;
@@ -203,7 +203,7 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                 CmEvent e = (CmEvent) in;
                 yield switch (e.type()) {
                     case ESTABLISHED -> {
-                        d.timers = d.timers.cancel(TimerKind.ACCEPT_DEADLINE, out);
+                        d.timers = d.timers.cancel(TimerKind.ACCEPT_DEADLINE, out.actions);
                         d.established = true;
                         // The peer's data is the CONNECT_REQUEST's: ESTABLISHED (the RTU) carries none.
                         Outcome.Connected connected = new Outcome.Connected(d.peerData, d.requestParams);

@@ -31,7 +31,7 @@ final class Requests {
         d.requestParams = request.params();
         d.acceptTuning = acceptTuning(p.tuning(), request.params(), deviceLimits);
         d.settleOwed = true;
-        d.timers = d.timers.arm(TimerKind.DECISION_DEADLINE, p.deadlines().decision().toNanos(), out);
+        d.timers = d.timers.arm(TimerKind.DECISION_DEADLINE, p.deadlines().decision().toNanos(), out.actions);
         return d;
     }
 

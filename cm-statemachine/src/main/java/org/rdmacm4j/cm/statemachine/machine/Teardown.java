@@ -55,7 +55,7 @@ final class Teardown {
             }
         }
         for (TimerKind kind : OPEN_TIMERS) {
-            d.timers = d.timers.cancel(kind, out);
+            d.timers = d.timers.cancel(kind, out.actions);
         }
         // Always detach, even when the device is gone: ibv_destroy_qp of a QP still attached to a
         // multicast group fails with EBUSY, and the QP, CQ and channel would all leak.
@@ -75,7 +75,7 @@ final class Teardown {
                 if (d.connectSent && !d.connectionLost) {
                     disconnectOnce(d, out);
                     d.timers = d.timers.arm(TimerKind.DISCONNECT_DEADLINE, p.deadlines().disconnect().toNanos(),
-                            out);
+                            out.actions);
                     yield Stage.DISCONNECTING;
                 }
                 yield drain(d, out, p);
@@ -99,10 +99,10 @@ final class Teardown {
     static Stage peerGone(Draft d, Emitter out, ConnectionPolicy p) {
         answerDisconnect(d, out);
         d.connectionLost = true;
-        d.timers = d.timers.cancel(TimerKind.DISCONNECT_DEADLINE, out);
+        d.timers = d.timers.cancel(TimerKind.DISCONNECT_DEADLINE, out.actions);
         completeDisconnectWaiters(d, out);
         if (p.waitsForTimewait()) {
-            d.timers = d.timers.arm(TimerKind.TIMEWAIT_DEADLINE, p.deadlines().timewait().toNanos(), out);
+            d.timers = d.timers.arm(TimerKind.TIMEWAIT_DEADLINE, p.deadlines().timewait().toNanos(), out.actions);
             return Stage.TIMEWAIT;
         }
         return drain(d, out, p);
@@ -110,11 +110,11 @@ final class Teardown {
 
     static Stage drain(Draft d, Emitter out, ConnectionPolicy p) {
         completeDisconnectWaiters(d, out);
-        d.timers = d.timers.cancel(TimerKind.DISCONNECT_DEADLINE, out);
-        d.timers = d.timers.cancel(TimerKind.TIMEWAIT_DEADLINE, out);
+        d.timers = d.timers.cancel(TimerKind.DISCONNECT_DEADLINE, out.actions);
+        d.timers = d.timers.cancel(TimerKind.TIMEWAIT_DEADLINE, out.actions);
         if (d.hasQp) {
             out.add(new Action.DrainQp());
-            d.timers = d.timers.arm(TimerKind.DRAIN_DEADLINE, p.deadlines().drain().toNanos(), out);
+            d.timers = d.timers.arm(TimerKind.DRAIN_DEADLINE, p.deadlines().drain().toNanos(), out.actions);
             return Stage.DRAINING;
         }
         return release(d, out, p);
@@ -136,12 +136,12 @@ final class Teardown {
      */
     static Stage release(Draft d, Emitter out, ConnectionPolicy p) {
         completeDisconnectWaiters(d, out);
-        d.timers = d.timers.cancel(TimerKind.DISCONNECT_DEADLINE, out);
-        d.timers = d.timers.cancel(TimerKind.TIMEWAIT_DEADLINE, out);
-        d.timers = d.timers.cancel(TimerKind.DRAIN_DEADLINE, out);
+        d.timers = d.timers.cancel(TimerKind.DISCONNECT_DEADLINE, out.actions);
+        d.timers = d.timers.cancel(TimerKind.TIMEWAIT_DEADLINE, out.actions);
+        d.timers = d.timers.cancel(TimerKind.DRAIN_DEADLINE, out.actions);
         if (d.hasCq) {
             out.add(new Action.QuiesceCq());
-            d.timers = d.timers.arm(TimerKind.QUIESCE_DEADLINE, p.deadlines().quiesce().toNanos(), out);
+            d.timers = d.timers.arm(TimerKind.QUIESCE_DEADLINE, p.deadlines().quiesce().toNanos(), out.actions);
             return Stage.RELEASING;
         }
         destroyQueues(d, out, true);
@@ -154,7 +154,7 @@ final class Teardown {
      * may still touch the QP, so the QP, CQ and channel are leaked together and logged.
      */
     static Stage cqQuiesced(Draft d, Emitter out, boolean quiet, Phase phase, Input input) {
-        d.timers = d.timers.cancel(TimerKind.QUIESCE_DEADLINE, out);
+        d.timers = d.timers.cancel(TimerKind.QUIESCE_DEADLINE, out.actions);
         if (!quiet) {
             out.unexpected(phase, input, "CQ poller did not stop and ack its events in time; leaking the QP, CQ "
                     + "and completion channel rather than blocking in ibv_destroy_cq or freeing a QP it may touch");
@@ -189,7 +189,7 @@ final class Teardown {
             d.groups().clear();
         }
         d.connectOutstanding = false;
-        d.timers = d.timers.cancelAll(out);
+        d.timers = d.timers.cancelAll(out.actions);
         completeDisconnectWaiters(d, out);
         completeCloseWaiters(d, out);
         return Stage.CLOSED;
@@ -207,7 +207,7 @@ final class Teardown {
         }
         d.pendingOutcome = null;
         for (TimerKind kind : OPEN_TIMERS) {
-            d.timers = d.timers.cancel(kind, out);
+            d.timers = d.timers.cancel(kind, out.actions);
         }
         completeDisconnectWaiters(d, out);
         return stage;
@@ -218,7 +218,7 @@ final class Teardown {
             out.add(new Action.DestroyId());
             d.hasId = false;
         }
-        d.timers = d.timers.cancelAll(out);
+        d.timers = d.timers.cancelAll(out.actions);
         completeDisconnectWaiters(d, out);
         completeCloseWaiters(d, out);
         return Stage.CLOSED;
