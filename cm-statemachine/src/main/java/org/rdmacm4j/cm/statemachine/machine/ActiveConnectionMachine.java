@@ -1,6 +1,7 @@
 package org.rdmacm4j.cm.statemachine.machine;
 
 import java.util.Objects;
+import java.util.Optional;
 import org.rdmacm4j.cm.statemachine.Action;
 import org.rdmacm4j.cm.statemachine.ActionList;
 import org.rdmacm4j.cm.statemachine.CmIdMachine;
@@ -50,14 +51,15 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
 
     @Override
     public Transition<ActiveState> step(ActiveState state, Input input) {
-        if (input.variant() == Input.Variant.CALLS_SUCCEEDED) {
+        Input.Variant variant = input.variant();
+        if (variant == Input.Variant.CALLS_SUCCEEDED) {
             // Every phase of an active id ignores it (each arm below, and the matrix spec, say so);
             // the core feeds one after each step with a native call, three per connect: no draft,
             // no emitter, no dispatch for them.
             return new Transition<>(state, ActionList.none());
         }
         Emitter out = new Emitter();
-        out.ackIfEvent(input);
+        out.ackIfEvent(input, variant);
         Draft d = state.context().draft();
         ActivePhase next = input instanceof Input.TimerExpired t && !d.timers.isCurrent(t)
                 ? state.phase()   // a cancelled or superseded timer: harmless, ignore
@@ -72,7 +74,11 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
         return switch (phase) {
             case IDLE -> idle(in, d, out);
             case RESOLVING_ADDR, RESOLVING_ROUTE, CONNECTING, BACKOFF -> opening(phase, in, d, out);
-            case ESTABLISHED -> Live.onInput(phase, in, d, out, policy).map(ActivePhase::of).orElse(phase);
+            case ESTABLISHED -> {
+                // Not Optional.map(ActivePhase::of): under C1 that is an interface call (Function.apply) per step.
+                Optional<Teardown.Stage> stage = Live.onInput(phase, in, d, out, policy);
+                yield stage.isPresent() ? ActivePhase.of(stage.get()) : phase;
+            }
             case DISCONNECTING -> ActivePhase.of(Teardown.onInput(Teardown.Stage.DISCONNECTING, phase, in, d, out, policy, false));
             case TIMEWAIT -> ActivePhase.of(Teardown.onInput(Teardown.Stage.TIMEWAIT, phase, in, d, out, policy, false));
             case DRAINING -> ActivePhase.of(Teardown.onInput(Teardown.Stage.DRAINING, phase, in, d, out, policy, false));

@@ -63,22 +63,36 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
     public record Group(long request, boolean joined, int rejoins) { }
 
     public ConnectionContext {
-        // List.copyOf keeps an immutable list as it is; the empty one, which nearly every context
-        // has, is kept without that call (two per context made, on every step that changes one).
-        closeWaiters = closeWaiters == NO_WAITERS ? NO_WAITERS : List.copyOf(closeWaiters);
-        disconnectWaiters = disconnectWaiters == NO_WAITERS ? NO_WAITERS : List.copyOf(disconnectWaiters);
+        closeWaiters = waiters(closeWaiters);
+        disconnectWaiters = waiters(disconnectWaiters);
         Objects.requireNonNull(retryFrom, "retryFrom");
         Objects.requireNonNull(timers, "timers");
         // RC ids never have groups: no sorted copy per step for them. Guava's ImmutableSortedMap
         // returns an unchanged immutable map as it is, so a step that leaves the groups alone copies
         // nothing either (a TreeMap and its unmodifiable wrapper were made per step before).
-        groups = groups.isEmpty() ? Map.of() : ImmutableSortedMap.copyOf(groups);
+        // The identity check first: Map.isEmpty is an interface call, once per context made.
+        groups = groups == NO_GROUPS || groups.isEmpty() ? NO_GROUPS : ImmutableSortedMap.copyOf(groups);
         Objects.requireNonNull(peerData, "peerData");
         Objects.requireNonNull(requestParams, "requestParams");
     }
 
     /** List.of(): one instance, whatever the element type. */
     private static final List<Long> NO_WAITERS = List.of();
+    /** Map.of(): one instance; every context without groups holds it (the constructor sees to that). */
+    private static final Map<String, Group> NO_GROUPS = Map.of();
+    /** The class of List.of's one- and two-element lists, which never hold null and never change. */
+    private static final Class<?> LIST12 = List.of(0L).getClass();
+
+    /**
+     * {@code waiters}, immutable. List.copyOf keeps an immutable list as it is, but first casts it
+     * to the List interface, a slow type check under C1 (see ActionList), on every context made
+     * while a close or disconnect waits. The empty list (nearly every context) and the one- or
+     * two-waiter lists Draft makes (List.of's List12, immutable and null-free) are recognised by
+     * identity and by exact class instead.
+     */
+    private static List<Long> waiters(List<Long> waiters) {
+        return waiters == NO_WAITERS || waiters.getClass() == LIST12 ? waiters : List.copyOf(waiters);
+    }
 
     private static final ConnectionContext FRESH = new ConnectionContext(0, null, List.of(), List.of(), 0,
             RetryFrom.RESOLVE_ADDR, true, false, false, false, false, false, false, Timers.none(), Map.of(),
@@ -200,7 +214,8 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
 
         /** Whether there is any group, without copying them. */
         boolean hasGroups() {
-            return groups == null ? !base.groups.isEmpty() : !groups.isEmpty();
+            // A context's empty groups are always NO_GROUPS: no interface call for RC ids.
+            return groups == null ? base.groups != NO_GROUPS : !groups.isEmpty();
         }
 
         ConnectionContext build() {

@@ -1,5 +1,6 @@
 package org.rdmacm4j.cm.statemachine.machine;
 
+import java.util.Arrays;
 import java.util.Optional;
 import org.rdmacm4j.cm.statemachine.ConnectionPolicy;
 import org.rdmacm4j.cm.statemachine.Failure;
@@ -26,7 +27,7 @@ final class Live {
                 yield switch (e.type()) {
                     case DISCONNECTED -> {
                         out.notice(new Notice.Disconnected(e.status()));
-                        yield Optional.of(Teardown.peerGone(d, out, p));
+                        yield to(Teardown.peerGone(d, out, p));
                     }
                     case UNREACHABLE -> {
                         // Linux >= 6.0 netevent path (libfabric #12362): the path is gone; tear down.
@@ -36,12 +37,12 @@ final class Live {
                     case ADDR_CHANGE -> {
                         out.notice(new Notice.AddressChanged());
                         yield p.disconnectOnAddrChange()
-                                ? Optional.of(Teardown.begin(d, out, p, Mode.GRACEFUL, new Failure.Closed()))
+                                ? to(Teardown.begin(d, out, p, Mode.GRACEFUL, new Failure.Closed()))
                                 : Optional.empty();
                     }
                     case DEVICE_REMOVAL -> {
                         out.notice(new Notice.DeviceRemoved());
-                        yield Optional.of(Teardown.begin(d, out, p, Mode.DEVICE_GONE, new Failure.DeviceRemoved()));
+                        yield to(Teardown.begin(d, out, p, Mode.DEVICE_GONE, new Failure.DeviceRemoved()));
                     }
                     case TIMEWAIT_EXIT -> stay(out, phase, in, "TIMEWAIT_EXIT before DISCONNECTED");
                     case ESTABLISHED -> stay(out, phase, in, "duplicate ESTABLISHED");
@@ -62,7 +63,7 @@ final class Live {
                             fatal(d, out, p, new Failure.QueuePairError(e.type()), Mode.ABORT);
                     case DEVICE_FATAL -> {
                         out.notice(new Notice.DeviceRemoved());
-                        yield Optional.of(Teardown.begin(d, out, p, Mode.DEVICE_GONE, new Failure.DeviceRemoved()));
+                        yield to(Teardown.begin(d, out, p, Mode.DEVICE_GONE, new Failure.DeviceRemoved()));
                     }
                     case PATH_MIG, PATH_MIG_ERR, PORT_ERR, SRQ_LIMIT_REACHED -> {
                         out.notice(new Notice.Async(e.type()));
@@ -80,17 +81,17 @@ final class Live {
             case CLOSE -> {
                 Input.Command.Close c = (Input.Command.Close) in;
                 d.addCloseWaiter(c.request());
-                yield Optional.of(Teardown.begin(d, out, p, Mode.GRACEFUL, new Failure.Closed()));
+                yield to(Teardown.begin(d, out, p, Mode.GRACEFUL, new Failure.Closed()));
             }
             case ABORT -> {
                 Input.Command.Abort c = (Input.Command.Abort) in;
                 d.addCloseWaiter(c.request());
-                yield Optional.of(Teardown.begin(d, out, p, Mode.ABORT, new Failure.Closed()));
+                yield to(Teardown.begin(d, out, p, Mode.ABORT, new Failure.Closed()));
             }
             case DISCONNECT -> {
                 Input.Command.Disconnect c = (Input.Command.Disconnect) in;
                 d.addDisconnectWaiter(c.request());
-                yield Optional.of(Teardown.begin(d, out, p, Mode.GRACEFUL, new Failure.Closed()));
+                yield to(Teardown.begin(d, out, p, Mode.GRACEFUL, new Failure.Closed()));
             }
             case CANCEL -> Optional.empty();
             case CONNECT -> illegal(out, ((Input.Command.Connect) in).request(), "already connected");
@@ -101,9 +102,18 @@ final class Live {
         };
     }
 
+    /** One Optional per stage, made once: an ESTABLISHED step that ends the connection allocates none. */
+    private static final Optional<?>[] TO = Arrays.stream(Stage.values()).map(Optional::of).toArray(Optional<?>[]::new);
+
+    /** The teardown stage entered, as the (shared) Optional this class answers with. */
+    @SuppressWarnings("unchecked")
+    private static Optional<Stage> to(Stage stage) {
+        return (Optional<Stage>) TO[stage.ordinal()];   // an array, not a List: no interface call
+    }
+
     private static Optional<Stage> fatal(Draft d, Emitter out, ConnectionPolicy p, Failure failure, Mode mode) {
         out.notice(new Notice.Error(failure));
-        return Optional.of(Teardown.begin(d, out, p, mode, failure));
+        return to(Teardown.begin(d, out, p, mode, failure));
     }
 
     static Optional<Stage> stay(Emitter out, Phase phase, Input in, String why) {

@@ -1,6 +1,7 @@
 package org.rdmacm4j.cm.statemachine.machine;
 
 import java.util.Objects;
+import java.util.Optional;
 import org.rdmacm4j.cm.statemachine.Action;
 import org.rdmacm4j.cm.statemachine.ActionList;
 import org.rdmacm4j.cm.statemachine.CmIdMachine;
@@ -63,7 +64,8 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
 
     @Override
     public Transition<PassiveState> step(PassiveState state, Input input) {
-        if (input.variant() == Input.Variant.CALLS_SUCCEEDED
+        Input.Variant variant = input.variant();
+        if (variant == Input.Variant.CALLS_SUCCEEDED
                 && (state.phase() == PassivePhase.REQUEST_RECEIVED || !state.context().settleOwed())) {
             // Every phase of a passive id ignores it (each arm below, and the matrix spec, say so),
             // and no SettleRequest is owed (once out of REQUEST_RECEIVED it never is): the core feeds
@@ -71,7 +73,7 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
             return new Transition<>(state, ActionList.none());
         }
         Emitter out = new Emitter();
-        out.ackIfEvent(input);
+        out.ackIfEvent(input, variant);
         Draft d = state.context().draft();
         PassivePhase next = input instanceof Input.TimerExpired t && !d.timers.isCurrent(t)
                 ? state.phase()
@@ -89,7 +91,11 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
         return switch (phase) {
             case REQUEST_RECEIVED -> requestReceived(in, d, out);
             case ACCEPTING -> accepting(in, d, out);
-            case ESTABLISHED -> Live.onInput(phase, in, d, out, policy).map(PassivePhase::of).orElse(phase);
+            case ESTABLISHED -> {
+                // Not Optional.map(PassivePhase::of): under C1 that is an interface call (Function.apply) per step.
+                Optional<Teardown.Stage> stage = Live.onInput(phase, in, d, out, policy);
+                yield stage.isPresent() ? PassivePhase.of(stage.get()) : phase;
+            }
             case DISCONNECTING -> PassivePhase.of(Teardown.onInput(Teardown.Stage.DISCONNECTING, phase, in, d, out, policy, false));
             case TIMEWAIT -> PassivePhase.of(Teardown.onInput(Teardown.Stage.TIMEWAIT, phase, in, d, out, policy, false));
             case DRAINING -> PassivePhase.of(Teardown.onInput(Teardown.Stage.DRAINING, phase, in, d, out, policy, false));

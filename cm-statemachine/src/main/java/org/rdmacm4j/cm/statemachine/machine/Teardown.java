@@ -36,9 +36,12 @@ final class Teardown {
         DEVICE_GONE
     }
 
-    private static final List<TimerKind> OPEN_TIMERS = List.of(TimerKind.CONNECT_DEADLINE,
-            TimerKind.RETRY_BACKOFF, TimerKind.DECISION_DEADLINE, TimerKind.ACCEPT_DEADLINE,
-            TimerKind.CONNECT_RESULT_DEADLINE);
+    /**
+     * The open's timers, cancelled when a teardown begins. An array walked by index: a List's
+     * for-each made an iterator and three interface calls per kind in every teardown (under C1).
+     */
+    private static final TimerKind[] OPEN_TIMERS = {TimerKind.CONNECT_DEADLINE, TimerKind.RETRY_BACKOFF,
+            TimerKind.DECISION_DEADLINE, TimerKind.ACCEPT_DEADLINE, TimerKind.CONNECT_RESULT_DEADLINE};
 
     /** Starts the teardown: fails what is still owed with {@code cause}, then the first step of {@code mode}. */
     static Stage begin(Draft d, Emitter out, ConnectionPolicy p, Mode mode, Failure cause) {
@@ -54,8 +57,8 @@ final class Teardown {
                 }
             }
         }
-        for (TimerKind kind : OPEN_TIMERS) {
-            d.timers = d.timers.cancel(kind, out.actions);
+        for (int i = 0; i < OPEN_TIMERS.length; i++) {
+            d.timers = d.timers.cancel(OPEN_TIMERS[i], out.actions);
         }
         // Always detach, even when the device is gone: ibv_destroy_qp of a QP still attached to a
         // multicast group fails with EBUSY, and the QP, CQ and channel would all leak.
@@ -206,8 +209,8 @@ final class Teardown {
             d.pendingOpen = 0;
         }
         d.pendingOutcome = null;
-        for (TimerKind kind : OPEN_TIMERS) {
-            d.timers = d.timers.cancel(kind, out.actions);
+        for (int i = 0; i < OPEN_TIMERS.length; i++) {
+            d.timers = d.timers.cancel(OPEN_TIMERS[i], out.actions);
         }
         completeDisconnectWaiters(d, out);
         return stage;
