@@ -103,7 +103,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                     yield phase;
                 }
                 d.pendingOpen = c.request();
-                d.openPayload = c.payload();
+                d.openPayload(c.payload());
                 Opening.start(d, out, policy);
                 yield ActivePhase.RESOLVING_ADDR;
             }
@@ -158,7 +158,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                         if (!resolution.awaitingRoute(phase, in, out)) {
                             yield phase;
                         }
-                        out.add(new Action.Connect(d.openPayload.wire(), policy.tuning()));
+                        out.add(new Action.Connect(d.openPayload().wire(), policy.tuning()));
                         // From here on there may be a connection that the teardown must disconnect.
                         d.connectSent = true;
                         d.connectOutstanding = true;

@@ -109,19 +109,20 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
 
     /**
      * The mutable working copy of one step; never escapes the step. Every step of every id makes
-     * one on the dispatcher thread, so it copies nothing up front: the groups are copied when a
-     * step first asks for them, the waiter lists stay immutable (a step appends to or empties one
-     * by replacing it, at most once or twice per id), and a step that changed nothing gets its old
-     * context back from {@link #build} instead of an equal new one.
+     * one on the dispatcher thread, so it copies little up front: the scalars and the timers (which
+     * most steps change), not the references few steps write. Those (the open's payload, retry
+     * point and deferred outcome, the request's data, params, tuning and expiry, the waiter lists,
+     * the groups) are read from the context until a step first sets one. Why: under C1 every
+     * reference stored into a new object that points into another heap region (an enum constant,
+     * a shared empty list, the request's params) calls G1's post-barrier stub; perf of
+     * StepCostHarness put a quarter of those calls in this constructor when it copied all eleven.
+     * A step that changed nothing gets its old context back from {@link #build} instead of an
+     * equal new one.
      */
     static final class Draft {
         private final ConnectionContext base;
         long pendingOpen;
-        PrivateData openPayload;
-        private List<Long> closeWaiters;        // immutable: base's until a step replaces it
-        private List<Long> disconnectWaiters;   // immutable: base's until a step replaces it
         int attempts;
-        RetryFrom retryFrom;
         boolean hasId;
         boolean hasQp;
         boolean hasCq;
@@ -130,24 +131,26 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
         boolean disconnectSent;
         boolean established;
         Timers timers;
-        private TreeMap<String, Group> groups;       // null: base's, untouched
-        PrivateData.Received peerData;
-        EventParams requestParams;
-        CmTuning acceptTuning;
         boolean settleOwed;
-        Failure.Expired expired;
-        Outcome pendingOutcome;
         boolean connectOutstanding;
         boolean disconnectAnswered;
+        private List<Long> closeWaiters;        // null: base's; else immutable, replaced, never changed in place
+        private List<Long> disconnectWaiters;   // null: base's; as closeWaiters
+        private TreeMap<String, Group> groups;  // null: base's, untouched
+        /** False until a step sets one of the references below: until then they are base's. */
+        private boolean ownRefs;
+        private PrivateData openPayload;
+        private RetryFrom retryFrom;
+        private PrivateData.Received peerData;
+        private EventParams requestParams;
+        private CmTuning acceptTuning;
+        private Failure.Expired expired;
+        private Outcome pendingOutcome;
 
         Draft(ConnectionContext c) {
             base = c;
             pendingOpen = c.pendingOpen;
-            openPayload = c.openPayload;
-            closeWaiters = c.closeWaiters;
-            disconnectWaiters = c.disconnectWaiters;
             attempts = c.attempts;
-            retryFrom = c.retryFrom;
             hasId = c.hasId;
             hasQp = c.hasQp;
             hasCq = c.hasCq;
@@ -156,37 +159,114 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
             disconnectSent = c.disconnectSent;
             established = c.established;
             timers = c.timers;
-            peerData = c.peerData;
-            requestParams = c.requestParams;
-            acceptTuning = c.acceptTuning;
             settleOwed = c.settleOwed;
-            expired = c.expired;
-            pendingOutcome = c.pendingOutcome;
             connectOutstanding = c.connectOutstanding;
             disconnectAnswered = c.disconnectAnswered;
         }
 
+        /** Copies base's rarely written references, before the first of them is set. */
+        private void ownRefs() {
+            if (!ownRefs) {
+                ConnectionContext c = base;
+                openPayload = c.openPayload;
+                retryFrom = c.retryFrom;
+                peerData = c.peerData;
+                requestParams = c.requestParams;
+                acceptTuning = c.acceptTuning;
+                expired = c.expired;
+                pendingOutcome = c.pendingOutcome;
+                ownRefs = true;
+            }
+        }
+
+        PrivateData openPayload() {
+            return ownRefs ? openPayload : base.openPayload;
+        }
+
+        void openPayload(PrivateData payload) {
+            ownRefs();
+            openPayload = payload;
+        }
+
+        RetryFrom retryFrom() {
+            return ownRefs ? retryFrom : base.retryFrom;
+        }
+
+        void retryFrom(RetryFrom from) {
+            ownRefs();
+            retryFrom = from;
+        }
+
+        PrivateData.Received peerData() {
+            return ownRefs ? peerData : base.peerData;
+        }
+
+        EventParams requestParams() {
+            return ownRefs ? requestParams : base.requestParams;
+        }
+
+        CmTuning acceptTuning() {
+            return ownRefs ? acceptTuning : base.acceptTuning;
+        }
+
+        /** What the id remembers of the request it was opened from. */
+        void request(PrivateData.Received data, EventParams params, CmTuning tuning) {
+            ownRefs();
+            peerData = data;
+            requestParams = params;
+            acceptTuning = tuning;
+        }
+
+        Failure.Expired expired() {
+            return ownRefs ? expired : base.expired;
+        }
+
+        void expired(Failure.Expired why) {
+            ownRefs();
+            expired = why;
+        }
+
+        Outcome pendingOutcome() {
+            return ownRefs ? pendingOutcome : base.pendingOutcome;
+        }
+
+        /** Sets the deferred outcome; clearing one that is not there (every teardown does) copies nothing. */
+        void pendingOutcome(Outcome outcome) {
+            if (outcome != pendingOutcome()) {
+                ownRefs();
+                pendingOutcome = outcome;
+            }
+        }
+
+        private List<Long> closeWaiters() {
+            return closeWaiters == null ? base.closeWaiters : closeWaiters;
+        }
+
+        private List<Long> disconnectWaiters() {
+            return disconnectWaiters == null ? base.disconnectWaiters : disconnectWaiters;
+        }
+
         /** A close (or abort) waits for the id to close: its request completes when it does. */
         void addCloseWaiter(long request) {
-            closeWaiters = append(closeWaiters, request);
+            closeWaiters = append(closeWaiters(), request);
         }
 
         /** A disconnect waits for the connection to end. */
         void addDisconnectWaiter(long request) {
-            disconnectWaiters = append(disconnectWaiters, request);
+            disconnectWaiters = append(disconnectWaiters(), request);
         }
 
         /** The close waiters, in order, to complete now; none are left. No copy, none made if empty. */
         List<Long> takeCloseWaiters() {
-            List<Long> waiters = closeWaiters;
-            closeWaiters = List.of();
+            List<Long> waiters = closeWaiters();
+            closeWaiters = NO_WAITERS;
             return waiters;
         }
 
         /** The disconnect waiters, in order, to complete now; none are left. */
         List<Long> takeDisconnectWaiters() {
-            List<Long> waiters = disconnectWaiters;
-            disconnectWaiters = List.of();
+            List<Long> waiters = disconnectWaiters();
+            disconnectWaiters = NO_WAITERS;
             return waiters;
         }
 
@@ -220,27 +300,38 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
 
         ConnectionContext build() {
             // The waiter lists are replaced, never changed in place: the same list is unchanged.
+            List<Long> cw = closeWaiters();
+            List<Long> dw = disconnectWaiters();
             Map<String, Group> g = groups == null || groups.equals(base.groups) ? base.groups : groups;
-            if (closeWaiters == base.closeWaiters && disconnectWaiters == base.disconnectWaiters && g == base.groups
-                    && unchangedScalars()) {
+            if (unchangedScalars() && cw == base.closeWaiters && dw == base.disconnectWaiters && g == base.groups
+                    && (!ownRefs || unchangedRefs())) {
                 return base;
             }
-            return new ConnectionContext(pendingOpen, openPayload, closeWaiters, disconnectWaiters, attempts,
-                    retryFrom, hasId, hasQp, hasCq, connectSent, connectionLost, disconnectSent, established,
-                    timers, g, peerData, requestParams, acceptTuning, settleOwed, expired, pendingOutcome,
-                    connectOutstanding, disconnectAnswered);
+            return new ConnectionContext(pendingOpen, openPayload(), cw, dw, attempts, retryFrom(), hasId, hasQp,
+                    hasCq, connectSent, connectionLost, disconnectSent, established, timers, g, peerData(),
+                    requestParams(), acceptTuning(), settleOwed, expired(), pendingOutcome(), connectOutstanding,
+                    disconnectAnswered);
         }
 
-        /** Every field but the collections still holds the base's value (the same object, for references). */
+        /**
+         * Every scalar (and the timers) still holds the base's value (the same object, for the timers).
+         * The timers first: nearly every step that changes anything arms or cancels one.
+         */
         private boolean unchangedScalars() {
             ConnectionContext c = base;
-            return pendingOpen == c.pendingOpen && openPayload == c.openPayload && attempts == c.attempts
-                    && retryFrom == c.retryFrom && hasId == c.hasId && hasQp == c.hasQp && hasCq == c.hasCq
-                    && connectSent == c.connectSent && connectionLost == c.connectionLost
-                    && disconnectSent == c.disconnectSent && established == c.established && timers == c.timers
-                    && peerData == c.peerData && requestParams == c.requestParams && acceptTuning == c.acceptTuning
-                    && settleOwed == c.settleOwed && expired == c.expired && pendingOutcome == c.pendingOutcome
-                    && connectOutstanding == c.connectOutstanding && disconnectAnswered == c.disconnectAnswered;
+            return timers == c.timers && pendingOpen == c.pendingOpen && attempts == c.attempts && hasId == c.hasId
+                    && hasQp == c.hasQp && hasCq == c.hasCq && connectSent == c.connectSent
+                    && connectionLost == c.connectionLost && disconnectSent == c.disconnectSent
+                    && established == c.established && settleOwed == c.settleOwed && connectOutstanding == c.connectOutstanding
+                    && disconnectAnswered == c.disconnectAnswered;
+        }
+
+        /** The references a step set are the base's (the same objects). */
+        private boolean unchangedRefs() {
+            ConnectionContext c = base;
+            return openPayload == c.openPayload && retryFrom == c.retryFrom && peerData == c.peerData
+                    && requestParams == c.requestParams && acceptTuning == c.acceptTuning && expired == c.expired
+                    && pendingOutcome == c.pendingOutcome;
         }
     }
 }

@@ -68,14 +68,14 @@ final class Opening {
             return false;
         }
         d.attempts++;
-        d.retryFrom = from;
+        d.retryFrom(from);
         d.timers = d.timers.arm(TimerKind.RETRY_BACKOFF, p.retry().backoffNanos(d.attempts), out.actions);
         return true;
     }
 
     /** RETRY_BACKOFF fired: resume where the failure left the id. */
     static Step resume(Draft d, Emitter out, ConnectionPolicy p) {
-        return switch (d.retryFrom) {
+        return switch (d.retryFrom()) {
             case RESOLVE_ADDR -> {
                 out.add(new Action.ResolveAddr((int) p.deadlines().resolveAddr().toMillis()));
                 yield Step.RESOLVING_ADDR;
@@ -106,7 +106,7 @@ final class Opening {
             return Rejection.FAIL;
         }
         d.attempts++;
-        d.retryFrom = RetryFrom.NEW_ID;
+        d.retryFrom(RetryFrom.NEW_ID);
         if (d.hasQp) {
             out.add(new Action.DrainQp());
             d.timers = d.timers.arm(TimerKind.DRAIN_DEADLINE, p.deadlines().drain().toNanos(), out.actions);

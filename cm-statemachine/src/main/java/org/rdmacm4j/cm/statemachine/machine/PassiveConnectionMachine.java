@@ -119,10 +119,10 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                 }
                 d.timers = d.timers.cancel(TimerKind.DECISION_DEADLINE, out.actions);
                 d.pendingOpen = c.request();
-                d.openPayload = c.payload();
+                d.openPayload(c.payload());
                 d.timers = d.timers.arm(TimerKind.ACCEPT_DEADLINE, policy.deadlines().accept().toNanos(), out.actions);
                 Opening.createQp(d, out);
-                out.add(new Action.Accept(c.payload().wire(), d.acceptTuning));
+                out.add(new Action.Accept(c.payload().wire(), d.acceptTuning()));
                 d.connectSent = true;
                 yield PassivePhase.ACCEPTING;
             }
@@ -212,7 +212,7 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                         d.timers = d.timers.cancel(TimerKind.ACCEPT_DEADLINE, out.actions);
                         d.established = true;
                         // The peer's data is the CONNECT_REQUEST's: ESTABLISHED (the RTU) carries none.
-                        Outcome.Connected connected = new Outcome.Connected(d.peerData, d.requestParams);
+                        Outcome.Connected connected = new Outcome.Connected(d.peerData(), d.requestParams());
                         out.complete(d.pendingOpen, connected);
                         d.pendingOpen = 0;
                         out.notice(new Notice.Established(connected));

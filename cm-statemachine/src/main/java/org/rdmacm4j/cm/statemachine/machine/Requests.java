@@ -27,9 +27,8 @@ final class Requests {
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(deviceLimits, "deviceLimits");
         Draft d = ConnectionContext.fresh().draft();
-        d.peerData = PrivateData.decode(request.params().privateData());
-        d.requestParams = request.params();
-        d.acceptTuning = acceptTuning(p.tuning(), request.params(), deviceLimits);
+        d.request(PrivateData.decode(request.params().privateData()), request.params(),
+                acceptTuning(p.tuning(), request.params(), deviceLimits));
         d.settleOwed = true;
         d.timers = d.timers.arm(TimerKind.DECISION_DEADLINE, p.deadlines().decision().toNanos(), out.actions);
         return d;
@@ -77,8 +76,8 @@ final class Requests {
 
     /** The request died before the application decided: tell its ConnectionRequest, remember why. */
     static void expire(Draft d, Emitter out, String why) {
-        d.expired = new Failure.Expired(why);
-        out.notice(new Notice.RequestExpired(d.expired));
+        d.expired(new Failure.Expired(why));
+        out.notice(new Notice.RequestExpired(d.expired()));
     }
 
     /** rdma_reject with a system reason (the library's own reject, not the application's). */
@@ -95,7 +94,7 @@ final class Requests {
      * with the expiry. Returns false if the command is not one of those (or nothing expired).
      */
     static boolean failExpired(Draft d, Input in, Emitter out) {
-        if (d.expired == null) {
+        if (d.expired() == null) {
             return false;
         }
         long request = switch (in.variant()) {
@@ -119,7 +118,7 @@ final class Requests {
         if (request == 0) {
             return false;
         }
-        out.fail(request, d.expired);
+        out.fail(request, d.expired());
         return true;
     }
 }

@@ -49,7 +49,7 @@ final class Teardown {
             out.fail(d.pendingOpen, cause);
             d.pendingOpen = 0;
         }
-        d.pendingOutcome = null;
+        d.pendingOutcome(null);
         if (d.hasGroups()) {
             for (Map.Entry<String, Group> g : d.groups().entrySet()) {
                 if (g.getValue().request() != 0) {
@@ -208,7 +208,7 @@ final class Teardown {
             out.fail(d.pendingOpen, cause);
             d.pendingOpen = 0;
         }
-        d.pendingOutcome = null;
+        d.pendingOutcome(null);
         for (int i = 0; i < OPEN_TIMERS.length; i++) {
             d.timers = d.timers.cancel(OPEN_TIMERS[i], out.actions);
         }

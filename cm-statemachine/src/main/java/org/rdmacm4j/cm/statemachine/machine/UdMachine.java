@@ -119,7 +119,7 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                             yield phase;
                         }
                         // A SIDR_REQ opens no connection: connectSent stays false, so the teardown never disconnects.
-                        out.add(new Action.Connect(d.openPayload.wire(), policy.tuning()));
+                        out.add(new Action.Connect(d.openPayload().wire(), policy.tuning()));
                         yield UdPhase.SIDR_QUERY;
                     }
                     case ROUTE_ERROR -> resolution.routeError(phase, e, d, out);
@@ -202,7 +202,7 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                             + c.payload().kind(), phase);
                 }
                 d.pendingOpen = c.request();
-                d.openPayload = c.payload();
+                d.openPayload(c.payload());
                 Opening.start(d, out, policy);
                 yield UdPhase.RESOLVING_ADDR;
             }
@@ -220,9 +220,9 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                 // There is no ESTABLISHED for the SIDR server: the reply is the whole exchange. The future
                 // completes on CallsSucceeded, once CreateQp and rdma_accept (the SIDR_REP) succeeded.
                 d.pendingOpen = c.request();
-                d.pendingOutcome = new Outcome.UdReady(d.peerData, d.requestParams);
+                d.pendingOutcome(new Outcome.UdReady(d.peerData(), d.requestParams()));
                 Opening.createQp(d, out);
-                out.add(new Action.Accept(c.payload().wire(), d.acceptTuning));
+                out.add(new Action.Accept(c.payload().wire(), d.acceptTuning()));
                 yield UdPhase.READY;
             }
             case REJECT -> {
@@ -297,7 +297,7 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
             out.complete(d.pendingOpen, outcome);
             d.pendingOpen = 0;
         } else {
-            d.pendingOutcome = outcome;
+            d.pendingOutcome(outcome);
             Opening.createQp(d, out);
         }
         return UdPhase.READY;
@@ -305,11 +305,11 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
 
     /** The previous step's calls succeeded: complete the open that waited for them, if any. */
     private static UdPhase callsSucceeded(UdPhase phase, Draft d, Emitter out) {
-        if (d.pendingOutcome != null && d.pendingOpen != 0) {
-            out.complete(d.pendingOpen, d.pendingOutcome);
+        if (d.pendingOutcome() != null && d.pendingOpen != 0) {
+            out.complete(d.pendingOpen, d.pendingOutcome());
             d.pendingOpen = 0;
         }
-        d.pendingOutcome = null;
+        d.pendingOutcome(null);
         return phase;
     }
 
@@ -455,11 +455,11 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
      * future fails; a SIDR server also answers the peer with a system reject.
      */
     private UdPhase openCallFailed(Draft d, Emitter out, Failure failure) {
-        d.pendingOutcome = null;
+        d.pendingOutcome(null);
         if (d.pendingOpen == 0) {
             out.notice(new Notice.Error(failure));
         }
-        if (d.acceptTuning != null) {
+        if (d.acceptTuning() != null) {
             Requests.reject(out, SystemReject.ACCEPT_FAILED);
         }
         return fail(d, out, failure, Mode.ABORT);
