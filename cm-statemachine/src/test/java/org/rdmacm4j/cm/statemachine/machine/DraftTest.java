@@ -1,0 +1,108 @@
+package org.rdmacm4j.cm.statemachine.machine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.rdmacm4j.cm.statemachine.CmTuning;
+import org.rdmacm4j.cm.statemachine.EventParams;
+import org.rdmacm4j.cm.statemachine.Failure;
+import org.rdmacm4j.cm.statemachine.Outcome;
+import org.rdmacm4j.cm.statemachine.Timers;
+import org.rdmacm4j.cm.statemachine.doc.Catalog;
+import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.RetryFrom;
+import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
+import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
+
+/**
+ * The Draft reads the references it does not copy from its context until a step sets one, and
+ * build() answers the context itself when nothing changed; ConnectionContext keeps List.of's small
+ * waiter lists as they are and copies any other.
+ */
+class DraftTest {
+    private static final PrivateData PAYLOAD = PrivateData.encode(MessageKind.CONNECT_REQUEST, new byte[] {1});
+
+    /** A context whose every reference is set (none is the fresh default). */
+    private static ConnectionContext full() {
+        return new ConnectionContext(7, PAYLOAD, List.of(1L), List.of(2L, 3L), 1, RetryFrom.NEW_ID, true, true,
+                true, true, false, false, true, Timers.none(), Map.of(), PrivateData.decode(Catalog.request().params()
+                .privateData()), Catalog.request().params(), new CmTuning(1, 2, 3, 4), true,
+                new Failure.Expired("late"), new Outcome.Done(), true, false);
+    }
+
+    @Test
+    void aStepThatSetsNothingGetsItsContextBack() {
+        ConnectionContext c = full();
+        ConnectionContext.Draft d = c.draft();
+        assertThat(d.openPayload()).isSameAs(c.openPayload());
+        assertThat(d.retryFrom()).isSameAs(c.retryFrom());
+        assertThat(d.peerData()).isSameAs(c.peerData());
+        assertThat(d.requestParams()).isSameAs(c.requestParams());
+        assertThat(d.acceptTuning()).isSameAs(c.acceptTuning());
+        assertThat(d.expired()).isSameAs(c.expired());
+        assertThat(d.pendingOutcome()).isSameAs(c.pendingOutcome());
+        assertThat(d.build()).isSameAs(c);
+    }
+
+    @Test
+    void settingAReferenceToTheSameObjectChangesNothing() {
+        ConnectionContext c = full();
+        ConnectionContext.Draft d = c.draft();
+        d.openPayload(c.openPayload());
+        d.retryFrom(c.retryFrom());
+        d.expired(c.expired());
+        d.pendingOutcome(c.pendingOutcome());
+        assertThat(d.build()).isSameAs(c);
+    }
+
+    @Test
+    void oneReferenceSetKeepsEveryOtherFromTheContext() {
+        ConnectionContext c = full();
+        ConnectionContext.Draft d = c.draft();
+        PrivateData other = PrivateData.encode(MessageKind.ACCEPT, new byte[] {2});
+        d.openPayload(other);
+        assertThat(d.openPayload()).isSameAs(other);
+        ConnectionContext b = d.build();
+        assertThat(b).isNotSameAs(c).isEqualTo(new ConnectionContext(7, other, List.of(1L), List.of(2L, 3L), 1,
+                RetryFrom.NEW_ID, true, true, true, true, false, false, true, Timers.none(), Map.of(), c.peerData(),
+                c.requestParams(), c.acceptTuning(), true, c.expired(), c.pendingOutcome(), true, false));
+        assertThat(b.peerData()).isSameAs(c.peerData());
+        assertThat(b.closeWaiters()).isSameAs(c.closeWaiters());
+    }
+
+    @Test
+    void clearingAnAbsentOutcomeAndTakingNoWaitersChangeNothing() {
+        ConnectionContext c = ConnectionContext.fresh();
+        ConnectionContext.Draft d = c.draft();
+        d.pendingOutcome(null);
+        assertThat(d.takeCloseWaiters()).isEmpty();
+        assertThat(d.takeDisconnectWaiters()).isEmpty();
+        assertThat(d.hasGroups()).isFalse();
+        assertThat(d.build()).isSameAs(c);
+    }
+
+    @Test
+    void waitersAreTakenFromTheContextAndAppendedInOrder() {
+        ConnectionContext c = full();
+        ConnectionContext.Draft d = c.draft();
+        d.addDisconnectWaiter(4);
+        assertThat(d.takeCloseWaiters()).containsExactly(1L);
+        ConnectionContext b = d.build();
+        assertThat(b.closeWaiters()).isEmpty();
+        assertThat(b.disconnectWaiters()).containsExactly(2L, 3L, 4L);
+    }
+
+    @Test
+    void smallListOfWaitersAreKeptAndAnyOtherListIsCopied() {
+        List<Long> one = List.of(5L);
+        List<Long> mutable = new ArrayList<>(List.of(6L, 7L, 8L));
+        ConnectionContext c = new ConnectionContext(0, null, one, mutable, 0, RetryFrom.RESOLVE_ADDR, true, false,
+                false, false, false, false, false, Timers.none(), Map.of(), PrivateData.Received.nothing(),
+                new EventParams.None(), null, false, null, null, false, false);
+        assertThat(c.closeWaiters()).isSameAs(one);
+        mutable.clear();
+        assertThat(c.disconnectWaiters()).containsExactly(6L, 7L, 8L);
+    }
+}
