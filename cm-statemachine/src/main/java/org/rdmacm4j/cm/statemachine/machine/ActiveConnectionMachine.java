@@ -63,38 +63,42 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
         Draft d = state.context().draft();
         ActivePhase next = input instanceof Input.TimerExpired t && !d.timers.isCurrent(t)
                 ? state.phase()   // a cancelled or superseded timer: harmless, ignore
-                : dispatch(state.phase(), input, d, out);
+                : dispatch(state.phase(), input, variant, d, out);
         ConnectionContext c = d.build();
         // A step that changed nothing keeps its state object (no equal copy per step).
         return new Transition<>(next == state.phase() && c == state.context() ? state : new ActiveState(next, c),
                 out.list());
     }
 
-    private ActivePhase dispatch(ActivePhase phase, Input in, Draft d, Emitter out) {
+    /**
+     * The variant {@code v} is the input's, asked once per step and handed down: under C1 each
+     * {@code in.variant()} is an interface call with sixteen receiver classes (an itable stub).
+     */
+    private ActivePhase dispatch(ActivePhase phase, Input in, Input.Variant v, Draft d, Emitter out) {
         return switch (phase) {
-            case IDLE -> idle(in, d, out);
-            case RESOLVING_ADDR, RESOLVING_ROUTE, CONNECTING, BACKOFF -> opening(phase, in, d, out);
+            case IDLE -> idle(in, v, d, out);
+            case RESOLVING_ADDR, RESOLVING_ROUTE, CONNECTING, BACKOFF -> opening(phase, in, v, d, out);
             case ESTABLISHED -> {
                 // Not Optional.map(ActivePhase::of): under C1 that is an interface call (Function.apply) per step.
-                Optional<Teardown.Stage> stage = Live.onInput(phase, in, d, out, policy);
+                Optional<Teardown.Stage> stage = Live.onInput(phase, in, v, d, out, policy);
                 yield stage.isPresent() ? ActivePhase.of(stage.get()) : phase;
             }
-            case DISCONNECTING -> ActivePhase.of(Teardown.onInput(Teardown.Stage.DISCONNECTING, phase, in, d, out, policy, false));
-            case TIMEWAIT -> ActivePhase.of(Teardown.onInput(Teardown.Stage.TIMEWAIT, phase, in, d, out, policy, false));
-            case DRAINING -> ActivePhase.of(Teardown.onInput(Teardown.Stage.DRAINING, phase, in, d, out, policy, false));
-            case RELEASING -> ActivePhase.of(Teardown.onInput(Teardown.Stage.RELEASING, phase, in, d, out, policy, false));
+            case DISCONNECTING -> ActivePhase.of(Teardown.onInput(Teardown.Stage.DISCONNECTING, phase, in, v, d, out, policy, false));
+            case TIMEWAIT -> ActivePhase.of(Teardown.onInput(Teardown.Stage.TIMEWAIT, phase, in, v, d, out, policy, false));
+            case DRAINING -> ActivePhase.of(Teardown.onInput(Teardown.Stage.DRAINING, phase, in, v, d, out, policy, false));
+            case RELEASING -> ActivePhase.of(Teardown.onInput(Teardown.Stage.RELEASING, phase, in, v, d, out, policy, false));
             case CLOSED -> {
                 Teardown.terminal(phase, in, out);
                 yield phase;
             }
             case RETRY_DRAINING, RETRY_RELEASING -> retrying(phase, in, d, out);
-            case CONNECT_ABANDONED -> abandoned(in, d, out);
+            case CONNECT_ABANDONED -> abandoned(in, v, d, out);
         };
     }
 
-    private ActivePhase idle(Input in, Draft d, Emitter out) {
+    private ActivePhase idle(Input in, Input.Variant v, Draft d, Emitter out) {
         ActivePhase phase = ActivePhase.IDLE;
-        return switch (in.variant()) {
+        return switch (v) {
             case CONNECT -> {
                 Input.Command.Connect c = (Input.Command.Connect) in;
                 if (c.payload().kind() != MessageKind.CONNECT_REQUEST) {
@@ -147,8 +151,8 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
         };
     }
 
-    private ActivePhase opening(ActivePhase phase, Input in, Draft d, Emitter out) {
-        return switch (in.variant()) {
+    private ActivePhase opening(ActivePhase phase, Input in, Input.Variant v, Draft d, Emitter out) {
+        return switch (v) {
             case CM_EVENT -> {
                 CmEvent e = (CmEvent) in;
                 yield switch (e.type()) {
@@ -394,9 +398,9 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
     }
 
     /** CONNECT_ABANDONED (iWARP): the open failed already; wait for rdma_connect's result, then tear down. */
-    private ActivePhase abandoned(Input in, Draft d, Emitter out) {
+    private ActivePhase abandoned(Input in, Input.Variant v, Draft d, Emitter out) {
         ActivePhase phase = ActivePhase.CONNECT_ABANDONED;
-        return switch (in.variant()) {
+        return switch (v) {
             case CM_EVENT -> {
                 CmEvent e = (CmEvent) in;
                 yield switch (e.type()) {

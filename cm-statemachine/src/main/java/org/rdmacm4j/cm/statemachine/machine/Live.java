@@ -20,8 +20,9 @@ final class Live {
     private Live() {
     }
 
-    static Optional<Stage> onInput(Phase phase, Input in, Draft d, Emitter out, ConnectionPolicy p) {
-        return switch (in.variant()) {
+    /** {@code v} is {@code in}'s variant, which the machine asked for once this step. */
+    static Optional<Stage> onInput(Phase phase, Input in, Input.Variant v, Draft d, Emitter out, ConnectionPolicy p) {
+        return switch (v) {
             case CM_EVENT -> {
                 Input.CmEvent e = (Input.CmEvent) in;
                 yield switch (e.type()) {

@@ -77,7 +77,7 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
         Draft d = state.context().draft();
         PassivePhase next = input instanceof Input.TimerExpired t && !d.timers.isCurrent(t)
                 ? state.phase()
-                : dispatch(state.phase(), input, d, out);
+                : dispatch(state.phase(), input, variant, d, out);
         if (next != PassivePhase.REQUEST_RECEIVED) {
             Requests.settle(d, out);
         }
@@ -87,19 +87,20 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                 out.list());
     }
 
-    private PassivePhase dispatch(PassivePhase phase, Input in, Draft d, Emitter out) {
+    /** {@code v} is the input's variant, asked once per step (why: ActiveConnectionMachine#dispatch). */
+    private PassivePhase dispatch(PassivePhase phase, Input in, Input.Variant v, Draft d, Emitter out) {
         return switch (phase) {
-            case REQUEST_RECEIVED -> requestReceived(in, d, out);
-            case ACCEPTING -> accepting(in, d, out);
+            case REQUEST_RECEIVED -> requestReceived(in, v, d, out);
+            case ACCEPTING -> accepting(in, v, d, out);
             case ESTABLISHED -> {
                 // Not Optional.map(PassivePhase::of): under C1 that is an interface call (Function.apply) per step.
-                Optional<Teardown.Stage> stage = Live.onInput(phase, in, d, out, policy);
+                Optional<Teardown.Stage> stage = Live.onInput(phase, in, v, d, out, policy);
                 yield stage.isPresent() ? PassivePhase.of(stage.get()) : phase;
             }
-            case DISCONNECTING -> PassivePhase.of(Teardown.onInput(Teardown.Stage.DISCONNECTING, phase, in, d, out, policy, false));
-            case TIMEWAIT -> PassivePhase.of(Teardown.onInput(Teardown.Stage.TIMEWAIT, phase, in, d, out, policy, false));
-            case DRAINING -> PassivePhase.of(Teardown.onInput(Teardown.Stage.DRAINING, phase, in, d, out, policy, false));
-            case RELEASING -> PassivePhase.of(Teardown.onInput(Teardown.Stage.RELEASING, phase, in, d, out, policy, false));
+            case DISCONNECTING -> PassivePhase.of(Teardown.onInput(Teardown.Stage.DISCONNECTING, phase, in, v, d, out, policy, false));
+            case TIMEWAIT -> PassivePhase.of(Teardown.onInput(Teardown.Stage.TIMEWAIT, phase, in, v, d, out, policy, false));
+            case DRAINING -> PassivePhase.of(Teardown.onInput(Teardown.Stage.DRAINING, phase, in, v, d, out, policy, false));
+            case RELEASING -> PassivePhase.of(Teardown.onInput(Teardown.Stage.RELEASING, phase, in, v, d, out, policy, false));
             case CLOSED -> {
                 if (!Requests.failExpired(d, in, out)) {
                     Teardown.terminal(phase, in, out);
@@ -109,9 +110,9 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
         };
     }
 
-    private PassivePhase requestReceived(Input in, Draft d, Emitter out) {
+    private PassivePhase requestReceived(Input in, Input.Variant v, Draft d, Emitter out) {
         PassivePhase phase = PassivePhase.REQUEST_RECEIVED;
-        return switch (in.variant()) {
+        return switch (v) {
             case ACCEPT -> {
                 Input.Command.Accept c = (Input.Command.Accept) in;
                 if (c.payload().kind() != MessageKind.ACCEPT) {
@@ -202,9 +203,9 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
         return PassivePhase.of(Teardown.begin(d, out, policy, Mode.DEVICE_GONE, new Failure.DeviceRemoved()));
     }
 
-    private PassivePhase accepting(Input in, Draft d, Emitter out) {
+    private PassivePhase accepting(Input in, Input.Variant v, Draft d, Emitter out) {
         PassivePhase phase = PassivePhase.ACCEPTING;
-        return switch (in.variant()) {
+        return switch (v) {
             case CM_EVENT -> {
                 CmEvent e = (CmEvent) in;
                 yield switch (e.type()) {
