@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.rdmacm4j.cm.statemachine.machine.ListenerPhase;
+import org.rdmacm4j.cm.statemachine.machine.ListenerState;
 
 /** ActionList behaves as the List.of list a Transition kept before, beyond its fields and after an insert. */
 class ActionListTest {
@@ -47,11 +49,14 @@ class ActionListTest {
         }
     }
 
+    /** Any machine state will do as a transition's next state here. */
+    private static final ListenerState NEXT = new ListenerState(ListenerPhase.LISTENING, true, 0, Timers.none(), 0);
+
     @Test
     void aTransitionFreezesTheListItKeeps() {
         ActionList l = new ActionList();
         l.add(new Action.DestroyId());
-        Transition<String> t = new Transition<>("next", l);
+        Transition<ListenerState> t = new Transition<>(NEXT, l);
         assertThat(t.actions()).isSameAs(l);
         assertThat(l.frozen()).isTrue();
         assertThatThrownBy(() -> l.add(new Action.DestroyQp())).isInstanceOf(UnsupportedOperationException.class);
@@ -65,13 +70,13 @@ class ActionListTest {
     @Test
     void anyOtherListIsCopiedFrozenAndNullsAreRejected() {
         List<Action> source = new ArrayList<>(actions(8));
-        Transition<String> t = new Transition<>("next", source);
+        Transition<ListenerState> t = new Transition<>(NEXT, source);
         source.clear();
         assertThat(t.actions()).isInstanceOf(ActionList.class).hasSize(8);
-        assertThat(new Transition<>("next", List.of()).actions()).isSameAs(ActionList.none());
+        assertThat(new Transition<>(NEXT, List.of()).actions()).isSameAs(ActionList.none());
         List<Action> withNull = new ArrayList<>();
         withNull.add(null);
-        assertThatThrownBy(() -> new Transition<>("next", withNull)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> new Transition<>(NEXT, withNull)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> new ActionList().add(null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> t.actions().contains(null)).isInstanceOf(NullPointerException.class);
     }

@@ -296,7 +296,7 @@ public final class Datagrams implements IdRole, DatagramEndpointImpl.Control {
         UdDriver p = newDriver(IdDriver.Kind.SIDR_ANSWER, machine, opened.next(), nid, listener.endpoint);
         p.offeredBy = listener;
         p.history.add(engine.now(), p.phase(), "CONNECT_REQUEST (SIDR)");
-        engine.runOpened(p, opened.actions());
+        engine.runOpened(p, opened.actionList());
         long req = engine.owe(p, new CmFuture<Void>(), x -> null);
         engine.feed(p, new Input.Command.Accept(req, PrivateData.none(MessageKind.SIDR_REPLY)));
     }

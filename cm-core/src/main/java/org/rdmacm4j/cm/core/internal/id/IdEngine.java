@@ -16,6 +16,7 @@ import org.rdmacm4j.cm.core.internal.port.CmPort;
 import org.rdmacm4j.cm.core.internal.port.NativeId;
 import org.rdmacm4j.cm.core.internal.port.PortCallException;
 import org.rdmacm4j.cm.statemachine.Action;
+import org.rdmacm4j.cm.statemachine.ActionList;
 import org.rdmacm4j.cm.statemachine.Input;
 import org.rdmacm4j.cm.statemachine.MachineState;
 import org.rdmacm4j.cm.statemachine.Transition;
@@ -271,7 +272,7 @@ public final class IdEngine {
                 if (d.terminal() && live.remove(d)) {   // uncounted before its last futures go out (RejectStormIT)
                     stats.liveIds = live.size();
                 }
-                in = run(d, t.actions());
+                in = run(d, t.actionList());
             }
             if (d.terminal() && !d.retired) {
                 retire(d);
@@ -285,7 +286,7 @@ public final class IdEngine {
      * Runs the actions of a machine's open() on an id just made (a request's passive or SIDR id),
      * and feeds the follow-up input, if any (deferred: this runs inside the listener's step).
      */
-    public void runOpened(IdDriver d, List<Action> actions) {
+    public void runOpened(IdDriver d, ActionList actions) {
         Input follow = run(d, actions);
         if (follow != null) {
             feed(d, follow);
@@ -293,9 +294,10 @@ public final class IdEngine {
     }
 
     /** Runs actions in order; returns the follow-up input (CallFailed, CallsSucceeded) or null. */
-    private Input run(IdDriver d, List<Action> actions) {
+    private Input run(IdDriver d, ActionList actions) {
         boolean nativeCallRan = false;
-        // Indexed (the list is an immutable, random-access copy): no iterator per step.
+        // Indexed, on the final ActionList (a Transition's, frozen): no iterator per step, and get and
+        // size are direct calls that return Action, not List's interface calls and a cast to Action.
         for (int i = 0, n = actions.size(); i < n; i++) {
             Action a = actions.get(i);
             if (a.variant().nativeCall()) {   // not instanceof, no cast: see NativeCalls#run

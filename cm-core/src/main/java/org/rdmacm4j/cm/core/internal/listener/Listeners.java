@@ -185,7 +185,7 @@ public final class Listeners implements IdRole, ListenerImpl.Control, RequestImp
         p.history.add(engine.now(), p.phase(), "CONNECT_REQUEST");
         RequestImpl r = new RequestImpl(this, p, port.peerAddress(nid), port.localAddress(nid),
                 PrivateData.decode(ev.params().privateData()), expired);
-        engine.runOpened(p, opened.actions());
+        engine.runOpened(p, opened.actionList());
         if (l.handler != null && l.options.decideOnDispatcher()) {
             decide(l.handler, r);   // asked for (ListenOptions.decideOnDispatcher): here, no hand-off
         } else if (l.handler != null) {
