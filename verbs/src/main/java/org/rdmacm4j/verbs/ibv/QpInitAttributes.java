@@ -1,7 +1,7 @@
 package org.rdmacm4j.verbs.ibv;
 
 import static com.google.common.base.Preconditions.checkArgument;
-import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 
 import java.lang.foreign.MemorySegment;
@@ -67,9 +67,13 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
      * callers pass: no second fill), and returns the ownerships the QP will depend on.
      */
     Ownership[] write(MemorySegment out) {
-        out.set(ADDRESS_UNALIGNED, T_SEND_CQ, sendCq.segment());
-        out.set(ADDRESS_UNALIGNED, T_RECV_CQ, recvCq.segment());
-        out.set(ADDRESS_UNALIGNED, T_SRQ, srq == null ? MemorySegment.NULL : srq.segment());
+        // Pointers written as longs, not through ADDRESS: the JDK's pointer var handle is an
+        // indirect one whose lambda forms no AOT cache keeps, so a process's first pointer write
+        // spun four of them inside its first connection (~140 ms of a cached first connection in
+        // c35-diag1, docs/benchmarks.md), and under C1 each such write is also the dearer access.
+        out.set(JAVA_LONG_UNALIGNED, T_SEND_CQ, sendCq.segment().address());
+        out.set(JAVA_LONG_UNALIGNED, T_RECV_CQ, recvCq.segment().address());
+        out.set(JAVA_LONG_UNALIGNED, T_SRQ, srq == null ? 0L : srq.segment().address());
         out.set(JAVA_INT_UNALIGNED, T_CAP_MAX_SEND_WR, maxSendWr);
         out.set(JAVA_INT_UNALIGNED, T_CAP_MAX_RECV_WR, maxRecvWr);
         out.set(JAVA_INT_UNALIGNED, T_CAP_MAX_SEND_SGE, maxSendSge);

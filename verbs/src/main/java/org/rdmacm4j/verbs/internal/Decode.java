@@ -143,7 +143,8 @@ public final class Decode {
     public static void connParam(ConnParam c, MemorySegment p, MemorySegment data) {
         byte[] pd = c.privateData();
         MemorySegment.copy(pd, 0, data, JAVA_BYTE, 0, pd.length);
-        p.set(ADDRESS_UNALIGNED, CP_PRIVATE_DATA, pd.length == 0 ? MemorySegment.NULL : data);
+        // A long, not an ADDRESS write: see QpInitAttributes.write (no pointer var handle on the path).
+        p.set(JAVA_LONG_UNALIGNED, CP_PRIVATE_DATA, pd.length == 0 ? 0L : data.address());
         p.set(JAVA_BYTE, CP_PRIVATE_DATA_LEN, (byte) pd.length);
         p.set(JAVA_BYTE, CP_RESPONDER_RESOURCES, (byte) c.responderResources());
         p.set(JAVA_BYTE, CP_INITIATOR_DEPTH, (byte) c.initiatorDepth());
