@@ -111,6 +111,11 @@ final class TaskQueue {
             }
         }
         head = next;
+        // Unlink the node given up (its producer linked it, so nobody writes it again): a dead node
+        // promoted to the old generation would otherwise keep every later node reachable from it
+        // through young collections, and promote them too (the nepotism LinkedBlockingQueue's
+        // dequeue guards against the same way).
+        first.next = null;
         return next;
     }
 
