@@ -374,11 +374,8 @@ public final class CmLib {
     }
 
     /**
-     * rdma_get_cm_event into {@code out} (a pointer cell). Returns the event, or NULL when the
-     * channel is non-blocking and empty (EAGAIN). Blocking if the channel fd is blocking.
-     */
-    /**
-     * The next event's address, or 0 if the channel is non-blocking and empty. An address, not a
+     * rdma_get_cm_event into {@code out} (a pointer cell). Returns the event's address, or 0 when the
+     * channel is non-blocking and empty (EAGAIN). Blocking if the channel fd is blocking. An address, not a
      * segment: a segment per event (the AddressLayout read's {@code longToAddress}, its checks) was
      * the larger part of this call's Java cost under C1; CmEventChannel reads the event's fields by
      * address and acks it by address.

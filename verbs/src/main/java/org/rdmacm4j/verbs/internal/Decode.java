@@ -1,14 +1,11 @@
 package org.rdmacm4j.verbs.internal;
 
-import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
-import java.lang.foreign.AddressLayout;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -67,7 +64,10 @@ public final class Decode {
      */
     public static final MemorySegment ALL_MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
-    /** {@code len} bytes at address {@code pointer}, or none if NULL/0. */
+    /**
+     * {@code len} bytes at address {@code pointer}, or none if NULL/0: an event's private data (its
+     * rdma_conn_param's or rdma_ud_param's pointer, read as a long; the length is the struct's u8).
+     */
     static byte[] bytesAt(long pointer, int len) {
         if (len == 0 || pointer == 0L) {
             return new byte[0];
@@ -95,25 +95,6 @@ public final class Decode {
     private static final long AH_SL = AH.offset("sl");
     private static final long AH_SRC_PATH_BITS = AH.offset("src_path_bits");
     private static final long AH_STATIC_RATE = AH.offset("static_rate");
-
-    /**
-     * The private-data pointer of an event's rdma_conn_param / rdma_ud_param, read as a segment of
-     * the most its u8 length can say (255 bytes), so that copying it out needs no restricted
-     * {@code reinterpret} per event (a stack walk for the caller's module each time). Only the
-     * length the event gives is read.
-     */
-    private static final AddressLayout PRIVATE_DATA_PTR =
-            ADDRESS_UNALIGNED.withTargetLayout(MemoryLayout.sequenceLayout(255, JAVA_BYTE));
-
-    /** {@code len} bytes at {@code p}, or none if NULL/0. */
-    public static byte[] bytes(MemorySegment p, int len) {
-        if (len == 0 || p.address() == 0L) {
-            return new byte[0];
-        }
-        byte[] out = new byte[len];
-        MemorySegment.copy(p.byteSize() >= len ? p : p.reinterpret(len), JAVA_BYTE, 0, out, 0, len);
-        return out;
-    }
 
     public static int u8(MemorySegment s, long offset) {
         return Byte.toUnsignedInt(s.get(JAVA_BYTE, offset));
@@ -157,7 +138,7 @@ public final class Decode {
 
     public static UdParam udParam(MemorySegment p) {
         return new UdParam(
-                bytes(p.get(PRIVATE_DATA_PTR, UP_PRIVATE_DATA), u8(p, UP_PRIVATE_DATA_LEN)),
+                bytesAt(p.get(JAVA_LONG_UNALIGNED, UP_PRIVATE_DATA), u8(p, UP_PRIVATE_DATA_LEN)),
                 ahAttr(p.asSlice(UP_AH_ATTR, AH.size())),
                 p.get(JAVA_INT_UNALIGNED, UP_QP_NUM), p.get(JAVA_INT_UNALIGNED, UP_QKEY));
     }
