@@ -13,7 +13,6 @@ final class TimerEntry {
     final Object owner;
     final TimerKind kind;
     final long generation;
-    boolean cancelled;
     /** Where it sits in its queue's heap array; -1 once out of the heap (fired or cancelled). */
     int index = -1;
 

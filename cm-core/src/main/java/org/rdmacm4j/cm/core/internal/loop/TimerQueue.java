@@ -115,11 +115,7 @@ public final class TimerQueue<O extends TimerOwner> {
         }
         TimerEntry e = heap[0];
         O owner = (O) e.owner;
-        drop(e);
-        TimerEntry[] slots = owner.armedTimers;   // an entry in the heap is its owner's slot's
-        if (slots[e.kind.ordinal()] == e) {
-            slots[e.kind.ordinal()] = null;
-        }
+        cancel(owner, e.kind);   // an entry in the heap is its owner's slot's: out of both
         return new Expiry<>(owner, e.kind, e.generation);
     }
 
@@ -139,9 +135,8 @@ public final class TimerQueue<O extends TimerOwner> {
         siftUp(size++);
     }
 
-    /** Cancels {@code e} and takes it out of the heap (idempotent). */
+    /** Takes {@code e} out of the heap (idempotent: an entry out of the heap has index -1). */
     private void drop(TimerEntry e) {
-        e.cancelled = true;
         int i = e.index;
         if (i < 0) {
             return;
