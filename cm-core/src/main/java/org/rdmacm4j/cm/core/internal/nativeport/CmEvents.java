@@ -65,23 +65,14 @@ final class CmEvents {
         }
     }
 
-    /**
-     * The port's wrapper of an id, from the id's attachment (set with every entry of {@link #ids}):
-     * no identity-map lookup per event. A cast to the final VerbsId class, one class compare.
-     */
-    private static VerbsId of(CmId cmId) {
-        return (VerbsId) cmId.attachment();
-    }
-
     private void deliver(CmEvent e, EventSink s) {
-        VerbsId id = of(e.id());
+        VerbsId id = VerbsId.of(e.id());
         if (id == null) {
             id = new VerbsId(e.id());   // CONNECT_REQUEST: librdmacm created this id for the request
             id.passive = true;
-            ids.put(e.id(), id);
-            e.id().attach(id);
+            id.enter(ids);
         }
-        VerbsId listen = e.listenId() == null ? null : of(e.listenId());
+        VerbsId listen = e.listenId() == null ? null : VerbsId.of(e.listenId());
         var type = CmEventType.find(e.type().value());
         if (type.isEmpty()) {
             s.unroutable("unknown rdma_cm event " + e.type() + " ignored");

@@ -192,8 +192,7 @@ public final class VerbsCmPort implements NativePort {
         try {
             CmId cmId = channel.createId(portSpace);
             VerbsId id = new VerbsId(cmId);
-            ids.put(cmId, id);
-            cmId.attach(id);
+            id.enter(ids);
             return id;
         } catch (RdmaException e) {
             throw failed(e);
@@ -332,8 +331,7 @@ public final class VerbsCmPort implements NativePort {
             LOG.log(Level.ERROR, "rdma_destroy_id failed for " + id + "; leaking the id", e);
             leaks.giveUp(id.cmId);
         }
-        ids.remove(id.cmId);
-        id.cmId.attach(null);   // as the map: an event of this id no longer finds the wrapper
+        id.leave(ids);
     }
 
     @Override
@@ -342,8 +340,7 @@ public final class VerbsCmPort implements NativePort {
         LOG.log(Level.WARNING, "leaking the native objects of " + id + ": " + why);
         queuePairs.leak(id);
         leaks.giveUp(id.cmId);
-        ids.remove(id.cmId);
-        id.cmId.attach(null);   // as the map: an event of this id no longer finds the wrapper
+        id.leave(ids);
     }
 
     @Override

@@ -55,6 +55,27 @@ final class VerbsId extends NativeId {
         this.cmId = cmId;
     }
 
+    /**
+     * Enters this id in the port's table and attaches it to its CmId, the two together: the table
+     * is what the port iterates, the attachment is how an event's id finds its wrapper without a
+     * lookup (an identity map's hash is a native call under C1). Dispatcher thread.
+     */
+    void enter(Map<CmId, VerbsId> ids) {
+        ids.put(cmId, this);
+        cmId.attach(this);
+    }
+
+    /** Takes this id out of the port's table and off its CmId: a later event of it finds no wrapper. */
+    void leave(Map<CmId, VerbsId> ids) {
+        ids.remove(cmId);
+        cmId.attach(null);
+    }
+
+    /** The wrapper {@link #enter} attached to {@code cmId}, or null (a cast to this final class). */
+    static VerbsId of(CmId cmId) {
+        return (VerbsId) cmId.attachment();
+    }
+
     /** The port's own id behind the dispatcher's handle (every NativeId the port hands out is one). */
     static VerbsId v(NativeId id) {
         return (VerbsId) id;
