@@ -83,7 +83,7 @@ public final class Sockaddrs {
         short family = s.get(JAVA_SHORT_UNALIGNED, offset);
         try {
             if (family == AF_INET) {
-                return new InetSocketAddress(ipv4(s.get(JAVA_INT_UNALIGNED, offset + IN_ADDR)),
+                return new InetSocketAddress(ipv4(s, offset + IN_ADDR),
                         Short.toUnsignedInt(s.get(BE16, offset + IN_PORT)));
             }
             if (family == AF_INET6) {
@@ -99,27 +99,26 @@ public final class Sockaddrs {
         }
     }
 
-    /** An IPv4 address and its bytes as read in native order: the last one decoded (see {@link #ipv4}). */
+    /** An IPv4 address and its four bytes read as one int: the last one decoded (see {@link #ipv4}). */
     private record LastIpv4(int raw, InetAddress address) { }
 
     /** Racy on purpose: an immutable record, so any thread sees a whole one or the one before. */
     private static LastIpv4 lastIpv4 = new LastIpv4(0, null);
 
     /**
-     * The IPv4 address whose four bytes, as they lie in memory, read {@code raw} as a native-order
-     * int. The last one is kept: a connection's ends read the same few addresses again and again
+     * The IPv4 address at {@code at} in {@code s}. The last one is kept, matched by its four bytes
+     * read as one int: a connection's ends read the same few addresses again and again
      * (both ends' local and peer address per connection), and InetAddress.getByAddress makes an
      * address, its holder and a byte array each time. InetAddress is immutable, so sharing is safe.
      */
-    private static InetAddress ipv4(int raw) throws UnknownHostException {
+    private static InetAddress ipv4(MemorySegment s, long at) throws UnknownHostException {
+        int raw = s.get(JAVA_INT_UNALIGNED, at);
         LastIpv4 last = lastIpv4;
         if (last.raw() == raw && last.address() != null) {
             return last.address();
         }
         byte[] b = new byte[4];
-        for (int i = 0; i < 4; i++) {   // memory order: byte i at the i-th lowest address
-            b[i] = (byte) (ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? raw >>> (8 * i) : raw >>> (24 - 8 * i));
-        }
+        MemorySegment.copy(s, JAVA_BYTE, at, b, 0, 4);
         InetAddress a = InetAddress.getByAddress(b);
         lastIpv4 = new LastIpv4(raw, a);
         return a;
