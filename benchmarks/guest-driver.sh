@@ -48,7 +48,8 @@ java_jit() {
     c1) echo java "${c1[@]}" --enable-native-access=ALL-UNNAMED -cp "${jar}" ;;
     jdk) echo java -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED -cp "${jar}" ;;
     c1hot) echo java "${c1[@]}" -XX:CompileThresholdScaling=0.05 --enable-native-access=ALL-UNNAMED -cp "${jar}" ;;
-    *) note "BENCH_JITS: unknown JIT setting $1 (known: c1 jdk c1hot)"; return 1 ;;
+    c1mn) echo java "${c1[@]}" -Xmn96m --enable-native-access=ALL-UNNAMED -cp "${jar}" ;;
+    *) note "BENCH_JITS: unknown JIT setting $1 (known: c1 jdk c1hot c1mn)"; return 1 ;;
   esac
 }
 # twin NAME: the examples' launcher command (examples/bin/NAME), on run-all.sh's copy of the
@@ -83,6 +84,7 @@ port=20000
   echo "jit_c1 -XX:TieredStopAtLevel=1 -XX:+UseSerialGC (the examples' launchers, examples/launch.sh)"
   echo "jit_jdk -XX:+UseSerialGC (the JDK's default tiered compilation, C1 then C2)"
   echo "jit_c1hot -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:CompileThresholdScaling=0.05 (C1 compiles after a twentieth of the usual invocations and loops)"
+  echo "jit_c1mn -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmn96m (the launchers' flags with a 96 MB young generation)"
   echo "warm K=${BENCH_WARM_K:-2000} FROM=${BENCH_WARM_FROM:-1001} STORM_N=${BENCH_WARM_STORM_N:-500}"
   echo "perf $(perf --version 2>/dev/null || echo none)"
   # twin() and java_cmd run java directly, not through examples/launch.sh: no AOT cache, every run

@@ -22,7 +22,7 @@
  *     connection ("window ..." and "thread ..." lines, window.h), and it switches a perf
  *     counter on and off around the window when BENCH_PERF_CTL / BENCH_PERF_ACK name perf's control
  *     fifos (perf stat|record --control fifo:CTL,ACK -D -1); BENCH_WINDOW_STORM=1 puts the window
- *     around the storm instead. A window of at most 5 lone connections also prints each one's
+ *     around the storm instead (=setup or =teardown: around that half of it only). A window of at most 5 lone connections also prints each one's
  *     monotonic timestamps ("mark I connect_call_ns A connected_ns B close_call_ns B closed_ns C"),
  *     as CmBench does, for the timeline. The storm prints
  *     "storm n N setup_s S teardown_s T": first create id to the last client ESTABLISHED, then
@@ -252,7 +252,9 @@ int main(int argc, char **argv)
 	} else {
 		struct window w;
 		const char *on_storm = getenv("BENCH_WINDOW_STORM");
-		int window_on_storm = on_storm && !strcmp(on_storm, "1");
+		/* 1: the window spans the storm; 2: its setup only; 3: its teardown only */
+		int window_on_storm = !on_storm ? 0 : !strcmp(on_storm, "1") ? 1 : !strcmp(on_storm, "setup") ? 2
+				      : !strcmp(on_storm, "teardown") ? 3 : 0;
 		int marks = warm && !window_on_storm && n - from + 1 <= 5;
 		double m0 = 0, m1 = 0;
 		print_latency = 1;
@@ -276,7 +278,7 @@ int main(int argc, char **argv)
 			double s0, s1, s2;
 			if (!window_on_storm)
 				window_close(&w, n - from + 1);
-			else
+			else if (window_on_storm != 3)
 				window_open(&w);
 			/* the warm storm: all N connects at once, then all disconnected by the client */
 			s0 = now_s();
@@ -285,13 +287,17 @@ int main(int argc, char **argv)
 			while (established < n + storm_n)
 				pump();
 			s1 = now_s();
+			if (window_on_storm == 2)
+				window_close(&w, storm_n);
+			else if (window_on_storm == 3)
+				window_open(&w);
 			for (i = n; i < n + storm_n; i++)
 				if (rdma_disconnect(clients[i]))
 					die("rdma_disconnect");
 			while (disconnected < 2 * (n + storm_n))
 				pump();
 			s2 = now_s();
-			if (window_on_storm)
+			if (window_on_storm == 1 || window_on_storm == 3)
 				window_close(&w, storm_n);
 			printf("storm n %ld setup_s %.6f teardown_s %.6f\n", storm_n, s1 - s0, s2 - s1);
 		}

@@ -51,7 +51,7 @@ import org.rdmacm4j.cm.core.RemoteRegion;
  *     down ({@code storm n N setup_s S teardown_s T}: first connect() to the last end established,
  *     first close() to the last end closed). A {@link Window} over connections FROM..K prints the
  *     process's CPU time and its threads' run and run-queue wait per connection and switches perf on
- *     and off around them; {@code BENCH_WINDOW_STORM=1} puts the window around the storm instead. A
+ *     and off around them; {@code BENCH_WINDOW_STORM=1} puts the window around the storm instead ({@code =setup}, {@code =teardown}: one half of it). A
  *     window of at most 5 lone connections also prints each one's caller-side monotonic
  *     timestamps ({@code mark ...}) and both ends' histories, for the timeline.</li>
  * <li>{@code writebw SERVER CLIENT PORT SIZE COUNT WINDOW}: COUNT RDMA WRITEs of SIZE bytes, WINDOW in
@@ -233,7 +233,7 @@ public final class CmBench {
         try (RdmaCm cm = openRdmaCm()) {
             RdmaListener l = acceptAll(cm, at, n, accepted);
             long events0 = cm.statistics().cmEvents();
-            long[] t = stormOnce(cm, at, raw(from), n, accepted);
+            long[] t = stormOnce(cm, at, raw(from), n, accepted, StormWindow.NONE);
             long events = cm.statistics().cmEvents() - events0;
             double s = (t[0] + t[1]) / 1e9;
             System.out.printf("events %d seconds %.6f events/s %.1f%n", events, s, events / s);
@@ -243,13 +243,28 @@ public final class CmBench {
         }
     }
 
+    /** Where {@code BENCH_WINDOW_STORM} puts the warm run's window: 1 the whole storm, setup or teardown one half. */
+    private enum StormWindow {
+        NONE, WHOLE, SETUP, TEARDOWN;
+
+        static StormWindow of(String env) {
+            return env == null ? NONE : switch (env) {
+                case "1" -> WHOLE;
+                case "setup" -> SETUP;
+                case "teardown" -> TEARDOWN;
+                default -> NONE;
+            };
+        }
+    }
+
     /**
      * N connections started at once, then all closed by the client; {setup, teardown} ns: the first
      * connect() to the last end established (client future and accepted end), then the first close()
      * to the last end closed. {@code accepted} is empty before and after.
      */
     private static long[] stormOnce(RdmaCm cm, InetSocketAddress at, ConnectOptions options, int n,
-                                    BlockingQueue<RdmaConnection> accepted) throws Exception {
+                                    BlockingQueue<RdmaConnection> accepted, StormWindow window) throws Exception {
+        Window w = window == StormWindow.WHOLE || window == StormWindow.SETUP ? Window.open() : null;
         long t0 = System.nanoTime();
         List<CompletableFuture<RdmaConnection>> connects = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
@@ -263,11 +278,19 @@ public final class CmBench {
             closed.add(take(accepted, i + " of " + n + " accepted").closeFuture());
         }
         long t1 = System.nanoTime();
+        if (window == StormWindow.SETUP) {
+            w.close(n);
+        } else if (window == StormWindow.TEARDOWN) {
+            w = Window.open();
+        }
         for (CompletableFuture<RdmaConnection> c : connects) {
             c.join().close();
         }
         await(CompletableFuture.allOf(closed.toArray(CompletableFuture[]::new)));
         long t2 = System.nanoTime();
+        if (window == StormWindow.WHOLE || window == StormWindow.TEARDOWN) {
+            w.close(n);
+        }
         return new long[] {t1 - t0, t2 - t1};
     }
 
@@ -302,7 +325,8 @@ public final class CmBench {
     private static void warm(InetSocketAddress at, InetSocketAddress from, int k, int windowFrom, int n)
             throws Exception {
         checkArgument(windowFrom <= k, "FROM (%s) must be at most K (%s)", windowFrom, k);
-        boolean windowOnStorm = "1".equals(System.getenv("BENCH_WINDOW_STORM"));
+        StormWindow stormWindow = StormWindow.of(System.getenv("BENCH_WINDOW_STORM"));
+        boolean windowOnStorm = stormWindow != StormWindow.NONE;
         boolean marks = !windowOnStorm && k - windowFrom + 1 <= 5;
         var accepted = new LinkedBlockingQueue<RdmaConnection>();
         try (RdmaCm cm = openRdmaCm()) {
@@ -330,11 +354,7 @@ public final class CmBench {
             } finally {
                 printLone(times, done, marks ? windowFrom - 1 : k);
             }
-            Window ws = windowOnStorm ? Window.open() : null;
-            long[] t = stormOnce(cm, at, options, n, accepted);
-            if (ws != null) {
-                ws.close(n);
-            }
+            long[] t = stormOnce(cm, at, options, n, accepted, stormWindow);
             System.out.printf("storm n %d setup_s %.6f teardown_s %.6f%n", n, t[0] / 1e9, t[1] / 1e9);
             await(l.close());
         }
