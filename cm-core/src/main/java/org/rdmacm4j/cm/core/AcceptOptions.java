@@ -41,8 +41,12 @@ public record AcceptOptions(PrivateData privateData, QpCapabilities qp, Messagin
 
     /** No private data, default QP sizes, the default message channel (used if the peer offers one). */
     public static AcceptOptions defaults() {
-        return new AcceptOptions(PrivateData.none(MessageKind.ACCEPT), QpCapabilities.defaults());
+        return DEFAULTS;
     }
+
+    /** One instance (a record of immutable parts): {@code accept(handler)} asks for it on every request. */
+    private static final AcceptOptions DEFAULTS =
+            new AcceptOptions(PrivateData.none(MessageKind.ACCEPT), QpCapabilities.defaults());
 
     /** Accept with these bytes for the peer (at most 194: 196 on the wire minus the 2-byte header). */
     public static AcceptOptions withPrivateData(byte[] bytes) {

@@ -38,6 +38,9 @@ public record MessagingOptions(int maxMessageSize, int receiveCredits, int maxQu
 
     /** 4 KiB messages, 32 credits, up to 1024 queued sends. */
     public static MessagingOptions defaults() {
-        return new MessagingOptions(4096, 32, 1024);
+        return DEFAULTS;
     }
+
+    /** One instance: a record is immutable. */
+    private static final MessagingOptions DEFAULTS = new MessagingOptions(4096, 32, 1024);
 }

@@ -48,8 +48,11 @@ public record QpCapabilities(int maxSendWr, int maxRecvWr, int maxSendSge, int m
 
     /** 64 sends and 64 receives of one SGE each, no inline data, a CQ of 128. */
     public static QpCapabilities defaults() {
-        return new QpCapabilities(64, 64, 1, 1, 0, 128);
+        return DEFAULTS;
     }
+
+    /** One instance: a record is immutable, and every accepted connection without options of its own asks for it. */
+    private static final QpCapabilities DEFAULTS = new QpCapabilities(64, 64, 1, 1, 0, 128);
 
     private static void positive(String name, int v) {
         checkArgument(v >= 1, "%s must be at least 1, was %s", name, v);
