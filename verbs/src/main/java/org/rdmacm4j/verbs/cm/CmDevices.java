@@ -75,7 +75,7 @@ public final class CmDevices implements AutoCloseable {
         for (DeviceContext c : contexts) {
             c.close();
         }
-        ownership.close(() -> CmLib.freeDevices(list));
+        ownership.close(() -> CmLib.freeDevices(list.address()));
     }
 
     @Override

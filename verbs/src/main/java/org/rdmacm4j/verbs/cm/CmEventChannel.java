@@ -36,6 +36,7 @@ public final class CmEventChannel implements AutoCloseable {
     private static final long EV_PARAM = Layouts.RDMA_CM_EVENT.offset("param");
 
     private final MemorySegment channel;
+    private final long address;   // the channel's, passed to the calls as it is (Native.POINTER)
     private final int fd;
     private final Ownership ownership;
     // the live ids by address, for the events' id pointers: owner thread only (AddressTable's comment)
@@ -43,9 +44,11 @@ public final class CmEventChannel implements AutoCloseable {
     // rdma_get_cm_event's and rdma_create_id's out-parameter, reused (owner thread only, never two
     // calls at once): no allocation and no scratch per event or per id.
     private final MemorySegment out = Arena.ofAuto().allocate(ADDRESS);
+    private final long outAddress = out.address();
 
     private CmEventChannel(MemorySegment channel) {
         this.channel = channel;
+        this.address = channel.address();
         this.fd = channel.get(JAVA_INT_UNALIGNED, CHANNEL_FD);
         this.ownership = new Ownership("CmEventChannel(fd " + fd + ")");
         ownership.watch(this);
@@ -77,7 +80,7 @@ public final class CmEventChannel implements AutoCloseable {
     public CmId createId(PortSpace portSpace) {
         checkArgument(portSpace != null, "portSpace must not be null");
         ownership.ensureOpen();
-        return register(CmLib.createId(channel, out, portSpace.value()));
+        return register(CmLib.createId(address, out, portSpace.value()));
     }
 
     private CmId register(MemorySegment id) {
@@ -93,7 +96,7 @@ public final class CmEventChannel implements AutoCloseable {
      */
     public CmEvent getEvent() {
         ownership.ensureOpen();
-        long event = CmLib.getCmEvent(channel, out);
+        long event = CmLib.getCmEvent(address, outAddress, out);
         if (event == 0L) {
             return null;
         }
@@ -185,6 +188,12 @@ public final class CmEventChannel implements AutoCloseable {
         return channel;
     }
 
+    /** The channel's address, checked open; what the calls on a connection's path take. */
+    long address() {
+        ownership.ensureOpen();
+        return address;
+    }
+
     Ownership ownership() {
         return ownership;
     }
@@ -200,7 +209,7 @@ public final class CmEventChannel implements AutoCloseable {
      */
     @Override
     public void close() {
-        ownership.close(() -> CmLib.destroyEventChannel(channel));
+        ownership.close(() -> CmLib.destroyEventChannel(address));
     }
 
     @Override

@@ -56,6 +56,8 @@ public final class CmId implements AutoCloseable {
     private CmEventChannel channel;
     private DeviceContext context;
     private final MemorySegment id;
+    /** The id's address, passed to librdmacm as it is (Native.POINTER): librdmacm's memory, alive until rdma_destroy_id. */
+    private final long address;
     private final Ownership ownership;
     private final PortSpace portSpace;
     /**
@@ -70,7 +72,7 @@ public final class CmId implements AutoCloseable {
         this.id = id;
         PortSpace ps = PortSpace.of(id.get(JAVA_INT_UNALIGNED, PS));
         this.portSpace = ps;
-        long address = id.address();   // the description holds values, never this wrapper
+        this.address = id.address();   // the description holds values, never this wrapper
         this.ownership = new Ownership(new What(ps, address), channelOwnership);
         ownership.watchSampled(this);
     }
@@ -87,7 +89,7 @@ public final class CmId implements AutoCloseable {
 
     /** The native address, as a stable identity for logs and maps. */
     public long handle() {
-        return id.address();
+        return address;
     }
 
     /** The port space the id was created with. */
@@ -105,6 +107,12 @@ public final class CmId implements AutoCloseable {
         return id;
     }
 
+    /** The id's address, checked open: what the librdmacm calls take. */
+    private long openAddress() {
+        ownership.ensureOpen();
+        return address;
+    }
+
     Ownership ownership() {
         return ownership;
     }
@@ -117,9 +125,9 @@ public final class CmId implements AutoCloseable {
     /** {@code rdma_bind_addr}. Port 0 picks a free port. */
     public void bind(InetSocketAddress address) {
         Sockaddrs.check(address, "address");
-        MemorySegment self = open();
+        long self = openAddress();
         try (Scratch arena = Scratch.open()) {
-            CmLib.bindAddr(self, Sockaddrs.write(arena, address));
+            CmLib.bindAddr(self, Sockaddrs.write(arena, address).address());
         }
     }
 
@@ -136,30 +144,30 @@ public final class CmId implements AutoCloseable {
         }
         Sockaddrs.check(destination, "destination");
         int ms = timeoutMs(timeout);
-        MemorySegment self = open();
+        long self = openAddress();
         try (Scratch arena = Scratch.open()) {
-            MemorySegment src = source == null ? MemorySegment.NULL : Sockaddrs.write(arena, source);
-            CmLib.resolveAddr(self, src, Sockaddrs.write(arena, destination), ms);
+            long src = source == null ? 0L : Sockaddrs.write(arena, source).address();
+            CmLib.resolveAddr(self, src, Sockaddrs.write(arena, destination).address(), ms);
         }
     }
 
     /** {@code rdma_resolve_route}: ROUTE_RESOLVED or ROUTE_ERROR follows. */
     public void resolveRoute(Duration timeout) {
         int ms = timeoutMs(timeout);
-        CmLib.resolveRoute(open(), ms);
+        CmLib.resolveRoute(openAddress(), ms);
     }
 
     /** {@code rdma_listen}: CONNECT_REQUEST events follow. {@code backlog} 0 means the kernel default. */
     public void listen(int backlog) {
         checkArgument(backlog >= 0, "backlog %s is negative", backlog);
-        CmLib.listen(open(), backlog);
+        CmLib.listen(openAddress(), backlog);
     }
 
     /** {@code rdma_connect}: ESTABLISHED, REJECTED, UNREACHABLE or CONNECT_ERROR follows. */
     public void connect(ConnParam param) {
         int max = portSpace == PortSpace.UDP ? MAX_UD_CONNECT_PRIVATE_DATA : ConnParam.MAX_CONNECT_PRIVATE_DATA;
         checkParam(param, max, "rdma_connect");
-        MemorySegment self = open();
+        long self = openAddress();
         try (Scratch arena = Scratch.open()) {
             CmLib.connect(self, connParam(arena, param));
         }
@@ -169,7 +177,7 @@ public final class CmId implements AutoCloseable {
     public void accept(ConnParam param) {
         int max = portSpace == PortSpace.UDP ? MAX_UD_ACCEPT_PRIVATE_DATA : ConnParam.MAX_ACCEPT_PRIVATE_DATA;
         checkParam(param, max, "rdma_accept");
-        MemorySegment self = open();
+        long self = openAddress();
         try (Scratch arena = Scratch.open()) {
             CmLib.accept(self, connParam(arena, param));
         }
@@ -195,7 +203,7 @@ public final class CmId implements AutoCloseable {
 
     /** {@code rdma_disconnect}: DISCONNECTED follows on both sides. */
     public void disconnect() {
-        CmLib.disconnect(open());
+        CmLib.disconnect(openAddress());
     }
 
     /** {@code rdma_notify}: tells rdma_cm of a QP async event (IBV_EVENT_COMM_EST, usually). */
@@ -250,9 +258,9 @@ public final class CmId implements AutoCloseable {
         checkArgument(target != null, "target must not be null");
         MemorySegment self = open();
         CmLib.migrateId(self, target.segment());
-        channel.ids.remove(id.address());
+        channel.ids.remove(address);
         ownership.reparent(channel.ownership(), target.ownership());
-        target.ids.put(id.address(), this);
+        target.ids.put(address, this);
         channel = target;
     }
 
@@ -377,12 +385,12 @@ public final class CmId implements AutoCloseable {
         try (Scratch arena = Scratch.open()) {
             MemorySegment init = Secrets.allocate(arena, Layouts.IBV_QP_INIT_ATTR);
             Ownership[] deps = ibv.writeQpInitAttr(attrs, init);
-            CmLib.createQp(self, pdSegment, init);
+            CmLib.createQp(address, pdSegment.address(), init.address());
             MemorySegment qp = self.get(Layouts.IBV_QP.pointerField(), QP);
             Ownership[] parents = Arrays.copyOf(deps, deps.length + 2);
             parents[deps.length] = ibv.ownership(pd);
             parents[deps.length + 1] = ownership;
-            return ibv.adoptQp(qp, pd, attrs, new DestroyQp(id), parents);
+            return ibv.adoptQp(qp, pd, attrs, new DestroyQp(address), parents);
         }
     }
 
@@ -404,7 +412,7 @@ public final class CmId implements AutoCloseable {
         if (context != null) {
             context.close();   // throws while PDs made from it are open
         }
-        ownership.close(new DestroyId(id, channel));
+        ownership.close(new DestroyId(address, channel));
     }
 
     @Override
@@ -412,11 +420,12 @@ public final class CmId implements AutoCloseable {
         return ownership.toString();
     }
 
-    private static MemorySegment connParam(SegmentAllocator arena, ConnParam param) {
+    /** A filled rdma_conn_param in {@code arena}, by address (the arena holds it until closed). */
+    private static long connParam(SegmentAllocator arena, ConnParam param) {
         MemorySegment p = arena.allocate(Layouts.RDMA_CONN_PARAM.size(), Layouts.RDMA_CONN_PARAM.alignment());
         MemorySegment data = arena.allocate(Math.max(1, param.privateData().length));
         Decode.connParam(param, p, data);
-        return p;
+        return p.address();
     }
 
     private void checkParam(ConnParam param, int maxPrivateData, String function) {
@@ -464,7 +473,7 @@ public final class CmId implements AutoCloseable {
     // process's first connection (rdma_create_qp) and first close (rdma_destroy_id).
 
     /** rdma_destroy_qp of the id's QP. */
-    private record DestroyQp(MemorySegment id) implements Runnable {
+    private record DestroyQp(long id) implements Runnable {
         @Override
         public void run() {
             CmLib.destroyQp(id);
@@ -472,11 +481,11 @@ public final class CmId implements AutoCloseable {
     }
 
     /** rdma_destroy_id, then the channel forgets the id. */
-    private record DestroyId(MemorySegment id, CmEventChannel channel) implements Runnable {
+    private record DestroyId(long id, CmEventChannel channel) implements Runnable {
         @Override
         public void run() {
             CmLib.destroyId(id);
-            channel.ids.remove(id.address());
+            channel.ids.remove(id);
         }
     }
 }

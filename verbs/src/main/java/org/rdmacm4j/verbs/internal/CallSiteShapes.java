@@ -32,31 +32,29 @@ final class CallSiteShapes {
         int sites = 0;
         // (Object)Object: rdma_create_event_channel (capture state), ibv_get_device_name
         try { Object r = (Object) none.invokeExact((Object) null); } catch (Throwable e) { sites += expected(e); }
-        // (Object)int: the destroys and deregistration, rdma_get_src_port
+        // (Object)int: the ibv destroys and deregistration, rdma_get_src_port, rdma_get_dst_port
         try { int r = (int) none.invokeExact((Object) null); } catch (Throwable e) { sites += expected(e); }
-        // (Object)void: rdma_destroy_qp, ibv_free_device_list, ibv_ack_async_event
+        // (Object)void: ibv_free_device_list, ibv_ack_async_event
         try { none.invokeExact((Object) null); } catch (Throwable e) { sites += expected(e); }
         // (Object,Object)Object: ibv_alloc_pd, ibv_create_comp_channel, ibv_open_device, device lists
         try { Object r = (Object) none.invokeExact((Object) null, (Object) null); } catch (Throwable e) { sites += expected(e); }
-        // (Object,Object)int: rdma_destroy_id, rdma_disconnect, ibv_query_device
+        // (Object,Object)int: ibv_close_device, ibv_query_device
         try { int r = (int) none.invokeExact((Object) null, (Object) null); } catch (Throwable e) { sites += expected(e); }
         // (Object,Object,Object)Object: ibv_create_qp, ibv_create_ah, ibv_create_srq
         try { Object r = (Object) none.invokeExact((Object) null, (Object) null, (Object) null); } catch (Throwable e) { sites += expected(e); }
-        // (Object,Object,Object)int: rdma_bind_addr, rdma_connect, rdma_accept, rdma_get_cm_event, ibv_get_cq_event
+        // (Object,Object,Object)int: rdma_leave_multicast, rdma_migrate_id, ibv_get_cq_event, ibv_get_async_event
         try { int r = (int) none.invokeExact((Object) null, (Object) null, (Object) null); } catch (Throwable e) { sites += expected(e); }
-        // (Object,Object,Object,Object)int: rdma_create_qp, ibv_get_cq_event (capture state), post_send/post_recv
+        // (Object,Object,Object,Object)int: rdma_join_multicast(_ex), rdma_init_qp_attr, ibv_get_cq_event (capture state), post_send/post_recv
         try { int r = (int) none.invokeExact((Object) null, (Object) null, (Object) null, (Object) null); } catch (Throwable e) { sites += expected(e); }
         // (Object,Object,Object,Object,int)Object: ibv_create_ah_from_wc
         try { Object r = (Object) none.invokeExact((Object) null, (Object) null, (Object) null, (Object) null, 0); } catch (Throwable e) { sites += expected(e); }
-        // (Object,Object,Object,Object,int)int: rdma_create_id, rdma_resolve_addr
-        try { int r = (int) none.invokeExact((Object) null, (Object) null, (Object) null, (Object) null, 0); } catch (Throwable e) { sites += expected(e); }
         // (Object,Object,Object,int)int: rdma_reject
         try { int r = (int) none.invokeExact((Object) null, (Object) null, (Object) null, 0); } catch (Throwable e) { sites += expected(e); }
         // (Object,Object,Object,long,int)Object: ibv_reg_mr
         try { Object r = (Object) none.invokeExact((Object) null, (Object) null, (Object) null, 0L, 0); } catch (Throwable e) { sites += expected(e); }
         // (Object,Object,Object,long,long,int)Object: ibv_reg_mr_iova2
         try { Object r = (Object) none.invokeExact((Object) null, (Object) null, (Object) null, 0L, 0L, 0); } catch (Throwable e) { sites += expected(e); }
-        // (Object,Object,int)int: rdma_listen, rdma_resolve_route, ibv_modify_qp, req_notify_cq, open(2)
+        // (Object,Object,int)int: rdma_notify, ibv_modify_qp, ibv_modify_srq, req_notify_cq, open(2)
         try { int r = (int) none.invokeExact((Object) null, (Object) null, 0); } catch (Throwable e) { sites += expected(e); }
         // (Object,Object,int,Object)int: poll_cq, ibv_query_qp
         try { int r = (int) none.invokeExact((Object) null, (Object) null, 0, (Object) null); } catch (Throwable e) { sites += expected(e); }
@@ -84,6 +82,16 @@ final class CallSiteShapes {
         try { int r = (int) none.invokeExact((Object) null, 0, 0); } catch (Throwable e) { sites += expected(e); }
         // (Object,int,int,int)int: fcntl(F_SETFL), dup3
         try { int r = (int) none.invokeExact((Object) null, 0, 0, 0); } catch (Throwable e) { sites += expected(e); }
+        // (Object,long)int: rdma_destroy_id, rdma_disconnect
+        try { int r = (int) none.invokeExact((Object) null, 0L); } catch (Throwable e) { sites += expected(e); }
+        // (Object,long,int)int: rdma_listen, rdma_resolve_route
+        try { int r = (int) none.invokeExact((Object) null, 0L, 0); } catch (Throwable e) { sites += expected(e); }
+        // (Object,long,long)int: rdma_bind_addr, rdma_connect, rdma_accept, rdma_get_cm_event
+        try { int r = (int) none.invokeExact((Object) null, 0L, 0L); } catch (Throwable e) { sites += expected(e); }
+        // (Object,long,long,long)int: rdma_create_qp
+        try { int r = (int) none.invokeExact((Object) null, 0L, 0L, 0L); } catch (Throwable e) { sites += expected(e); }
+        // (Object,long,long,long,int)int: rdma_create_id, rdma_resolve_addr
+        try { int r = (int) none.invokeExact((Object) null, 0L, 0L, 0L, 0); } catch (Throwable e) { sites += expected(e); }
         // (Object,int,int,int,Object)int: epoll_ctl
         try { int r = (int) none.invokeExact((Object) null, 0, 0, 0, (Object) null); } catch (Throwable e) { sites += expected(e); }
         // (int)Object: the *_str functions, strerror
@@ -99,6 +107,8 @@ final class CallSiteShapes {
         try { int r = (int) none.invokeExact(0L, 0); } catch (Throwable e) { sites += expected(e); }
         // (long)int: AckCmEvent (the event by address)
         try { int r = (int) none.invokeExact(0L); } catch (Throwable e) { sites += expected(e); }
+        // (long)void: DestroyEventChannel, DestroyQp, FreeDevices (pointers as longs)
+        try { none.invokeExact(0L); } catch (Throwable e) { sites += expected(e); }
         // (long,int)long: EventStr, WcStatusStr, EventTypeStr, Strerror
         try { long r = (long) none.invokeExact(0L, 0); } catch (Throwable e) { sites += expected(e); }
         // (long,int,long,int,int)int: SysLib

@@ -5,7 +5,9 @@ import static java.lang.foreign.ValueLayout.ADDRESS_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+import static org.rdmacm4j.verbs.internal.Native.POINTER;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
@@ -43,6 +45,9 @@ public final class CmLib {
      * them at class initialisation cost 0.5-0.7 s per binding class in the guest). The handle stays
      * a static final, a constant for the JIT, as before. The holders are package-private so that
      * {@code Linking} can name those of a connection's path and link them ahead of the first one.
+     *
+     * The functions a connection calls (and those sharing their C signatures) take pointers as
+     * POINTER, a long ({@link Native#POINTER} says why); the others keep ADDRESS.
      */
     static final class CreateEventChannel {
         static final MethodHandle H = Native.errno(L, "rdma_create_event_channel",
@@ -51,57 +56,57 @@ public final class CmLib {
 
     static final class DestroyEventChannel {
         static final MethodHandle H = Native.plain(L, "rdma_destroy_event_channel",
-                FunctionDescriptor.ofVoid(ADDRESS));
+                FunctionDescriptor.ofVoid(POINTER));
     }
 
     static final class CreateId {
         static final MethodHandle H = Native.errno(L, "rdma_create_id",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
+                FunctionDescriptor.of(JAVA_INT, POINTER, POINTER, POINTER, JAVA_INT));
     }
 
     static final class DestroyId {
         static final MethodHandle H = Native.errno(L, "rdma_destroy_id",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+                FunctionDescriptor.of(JAVA_INT, POINTER));
     }
 
     static final class BindAddr {
         static final MethodHandle H = Native.errno(L, "rdma_bind_addr",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+                FunctionDescriptor.of(JAVA_INT, POINTER, POINTER));
     }
 
     static final class ResolveAddr {
         static final MethodHandle H = Native.errno(L, "rdma_resolve_addr",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
+                FunctionDescriptor.of(JAVA_INT, POINTER, POINTER, POINTER, JAVA_INT));
     }
 
     static final class ResolveRoute {
         static final MethodHandle H = Native.errno(L, "rdma_resolve_route",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+                FunctionDescriptor.of(JAVA_INT, POINTER, JAVA_INT));
     }
 
     static final class CreateQp {
         static final MethodHandle H = Native.errno(L, "rdma_create_qp",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+                FunctionDescriptor.of(JAVA_INT, POINTER, POINTER, POINTER));
     }
 
     static final class DestroyQp {
         static final MethodHandle H = Native.plain(L, "rdma_destroy_qp",
-                FunctionDescriptor.ofVoid(ADDRESS));
+                FunctionDescriptor.ofVoid(POINTER));
     }
 
     static final class Connect {
         static final MethodHandle H = Native.errno(L, "rdma_connect",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+                FunctionDescriptor.of(JAVA_INT, POINTER, POINTER));
     }
 
     static final class Listen {
         static final MethodHandle H = Native.errno(L, "rdma_listen",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+                FunctionDescriptor.of(JAVA_INT, POINTER, JAVA_INT));
     }
 
     static final class Accept {
         static final MethodHandle H = Native.errno(L, "rdma_accept",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+                FunctionDescriptor.of(JAVA_INT, POINTER, POINTER));
     }
 
     static final class Reject {
@@ -116,7 +121,7 @@ public final class CmLib {
 
     static final class Disconnect {
         static final MethodHandle H = Native.errno(L, "rdma_disconnect",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+                FunctionDescriptor.of(JAVA_INT, POINTER));
     }
 
     static final class JoinMulticast {
@@ -136,7 +141,7 @@ public final class CmLib {
 
     static final class GetCmEvent {
         static final MethodHandle H = Native.errno(L, "rdma_get_cm_event",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+                FunctionDescriptor.of(JAVA_INT, POINTER, POINTER));
     }
 
     /**
@@ -147,10 +152,10 @@ public final class CmLib {
      * errno copy and the thread-state transitions were the larger part of its cost.
      */
     static final class AckCmEvent {
-        // The event as a plain address (JAVA_LONG): CmEventChannel reads events by address, never
-        // through a segment per event (see getCmEvent).
+        // The event as a plain address: CmEventChannel reads events by address, never through a
+        // segment per event (see getCmEvent).
         static final MethodHandle H = Native.critical(L, "rdma_ack_cm_event",
-                FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
+                FunctionDescriptor.of(JAVA_INT, POINTER));
     }
 
     static final class GetSrcPort {
@@ -170,7 +175,7 @@ public final class CmLib {
 
     static final class FreeDevices {
         static final MethodHandle H = Native.plain(L, "rdma_free_devices",
-                FunctionDescriptor.ofVoid(ADDRESS));
+                FunctionDescriptor.ofVoid(POINTER));
     }
 
     static final class EventStr {
@@ -204,7 +209,7 @@ public final class CmLib {
         }
     }
 
-    public static void destroyEventChannel(MemorySegment ch) {
+    public static void destroyEventChannel(long ch) {
         try {
             DestroyEventChannel.H.invokeExact(ch);
         } catch (Throwable t) {
@@ -212,11 +217,14 @@ public final class CmLib {
         }
     }
 
-    /** {@code out} is a pointer-sized cell receiving the new id. */
-    public static MemorySegment createId(MemorySegment ch, MemorySegment out, int portSpace) {
+    /**
+     * {@code out} is a pointer-sized cell receiving the new id, read through after the call (which
+     * also keeps it alive across the call: only its address is passed).
+     */
+    public static MemorySegment createId(long ch, MemorySegment out, int portSpace) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) CreateId.H.invokeExact(st, ch, out, MemorySegment.NULL, portSpace);
+            int rc = (int) CreateId.H.invokeExact(st, ch, out.address(), 0L, portSpace);
             Native.checkErrno("rdma_create_id", rc, st);
             return out.get(Layouts.RDMA_CM_ID.pointerField(), 0);
         } catch (Throwable t) {
@@ -224,7 +232,7 @@ public final class CmLib {
         }
     }
 
-    public static void destroyId(MemorySegment id) {
+    public static void destroyId(long id) {
         try {
             MemorySegment st = Errno.state();
             int rc = (int) DestroyId.H.invokeExact(st, id);
@@ -234,7 +242,7 @@ public final class CmLib {
         }
     }
 
-    public static void bindAddr(MemorySegment id, MemorySegment addr) {
+    public static void bindAddr(long id, long addr) {
         try {
             MemorySegment st = Errno.state();
             int rc = (int) BindAddr.H.invokeExact(st, id, addr);
@@ -244,7 +252,8 @@ public final class CmLib {
         }
     }
 
-    public static void resolveAddr(MemorySegment id, MemorySegment src, MemorySegment dst, int timeoutMs) {
+    /** {@code src} 0 for none (NULL). */
+    public static void resolveAddr(long id, long src, long dst, int timeoutMs) {
         try {
             MemorySegment st = Errno.state();
             int rc = (int) ResolveAddr.H.invokeExact(st, id, src, dst, timeoutMs);
@@ -254,7 +263,7 @@ public final class CmLib {
         }
     }
 
-    public static void resolveRoute(MemorySegment id, int timeoutMs) {
+    public static void resolveRoute(long id, int timeoutMs) {
         try {
             MemorySegment st = Errno.state();
             int rc = (int) ResolveRoute.H.invokeExact(st, id, timeoutMs);
@@ -264,7 +273,7 @@ public final class CmLib {
         }
     }
 
-    public static void createQp(MemorySegment id, MemorySegment pd, MemorySegment initAttr) {
+    public static void createQp(long id, long pd, long initAttr) {
         try {
             MemorySegment st = Errno.state();
             int rc = (int) CreateQp.H.invokeExact(st, id, pd, initAttr);
@@ -274,7 +283,7 @@ public final class CmLib {
         }
     }
 
-    public static void destroyQp(MemorySegment id) {
+    public static void destroyQp(long id) {
         try {
             DestroyQp.H.invokeExact(id);
         } catch (Throwable t) {
@@ -282,7 +291,7 @@ public final class CmLib {
         }
     }
 
-    public static void connect(MemorySegment id, MemorySegment connParam) {
+    public static void connect(long id, long connParam) {
         try {
             MemorySegment st = Errno.state();
             int rc = (int) Connect.H.invokeExact(st, id, connParam);
@@ -292,7 +301,7 @@ public final class CmLib {
         }
     }
 
-    public static void listen(MemorySegment id, int backlog) {
+    public static void listen(long id, int backlog) {
         try {
             MemorySegment st = Errno.state();
             int rc = (int) Listen.H.invokeExact(st, id, backlog);
@@ -302,7 +311,7 @@ public final class CmLib {
         }
     }
 
-    public static void accept(MemorySegment id, MemorySegment connParam) {
+    public static void accept(long id, long connParam) {
         try {
             MemorySegment st = Errno.state();
             int rc = (int) Accept.H.invokeExact(st, id, connParam);
@@ -332,7 +341,7 @@ public final class CmLib {
         }
     }
 
-    public static void disconnect(MemorySegment id) {
+    public static void disconnect(long id) {
         try {
             MemorySegment st = Errno.state();
             int rc = (int) Disconnect.H.invokeExact(st, id);
@@ -374,23 +383,34 @@ public final class CmLib {
     }
 
     /**
-     * rdma_get_cm_event into {@code out} (a pointer cell). Returns the event's address, or 0 when the
-     * channel is non-blocking and empty (EAGAIN). Blocking if the channel fd is blocking. An address, not a
-     * segment: a segment per event (the AddressLayout read's {@code longToAddress}, its checks) was
-     * the larger part of this call's Java cost under C1; CmEventChannel reads the event's fields by
-     * address and acks it by address.
+     * rdma_get_cm_event into {@code out} (a pointer cell, at {@code outAddress}: the channel keeps both,
+     * and the cell is read through after the call, which keeps it alive across it). Returns the
+     * event's address, or 0 when the channel is non-blocking and empty (EAGAIN). Blocking if the
+     * channel fd is blocking. An address, not a segment: a segment per event (the AddressLayout
+     * read's {@code longToAddress}, its checks) was the larger part of this call's Java cost under
+     * C1; CmEventChannel reads the event's fields by address and acks it by address.
+     *
+     * <p>Not critical, although the dispatcher's channel is non-blocking: each call is a write(2) of
+     * a command to the rdma_cm device, and for an event librdmacm then processes it in the call
+     * (ADDR_RESOLVED, ROUTE_RESOLVED and CONNECT_REQUEST query the kernel again, a CONNECT_RESPONSE
+     * moves the QP with ibv_modify_qp, a new id's device may be opened) under librdmacm's mutexes,
+     * which another thread (an application's rdma_get_devices, a destroy) may hold. A critical call
+     * holds off every safepoint, so every other thread's GC, for as long as that takes. The errno
+     * capture stays too: EAGAIN is how an empty channel answers (once per drain), so calling without
+     * capture first and again with it after a failure (as ibv_get_cq_event and epoll_wait do, whose
+     * failures are rare) would make that answer two system calls.
      */
-    public static long getCmEvent(MemorySegment ch, MemorySegment out) {
+    public static long getCmEvent(long ch, long outAddress, MemorySegment out) {
         try {
             MemorySegment st = Errno.state();
-            int rc = (int) GetCmEvent.H.invokeExact(st, ch, out);
+            int rc = (int) GetCmEvent.H.invokeExact(st, ch, outAddress);
             if (rc != 0) {
                 if (Errno.read(st) == Libc.EAGAIN) {
                     return 0L;
                 }
                 throw Native.errnoFailure("rdma_get_cm_event", st);
             }
-            return out.get(JAVA_LONG, 0);
+            return out.get(JAVA_LONG_UNALIGNED, 0);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -436,7 +456,7 @@ public final class CmLib {
         }
     }
 
-    public static void freeDevices(MemorySegment list) {
+    public static void freeDevices(long list) {
         try {
             FreeDevices.H.invokeExact(list);
         } catch (Throwable t) {

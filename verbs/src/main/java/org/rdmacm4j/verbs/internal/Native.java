@@ -4,6 +4,7 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,6 +21,23 @@ import org.rdmacm4j.verbs.RdmaException;
  */
 public final class Native {
     private Native() { }
+
+    /**
+     * A pointer argument passed as a plain 64-bit value: the descriptors of the functions a
+     * connection calls (CmLib, IbvLib, SysLib) use it in place of {@code ADDRESS}. Why: for each
+     * {@code ADDRESS} argument the JDK's downcall code acquires and releases the segment's session,
+     * checks that it is native ({@code SharedUtils.checkNative}) and reads its address, each an
+     * interface or virtual call under C1 (the launchers' JIT): most of the ~16k user instructions
+     * {@code jdk.internal.foreign} cost per warm connection in the guest. A long is passed as it is.
+     *
+     * <p>What the JDK no longer does for such an argument, the callers do: the typed classes validate
+     * arguments and check that the object is open before the call, as they did, and pass the address
+     * of memory that stays alive across the call (librdmacm's and libibverbs' own objects; a
+     * {@link Scratch} slice, whose block the thread holds; a buffer its owner reads or uses after the
+     * call). Functions of one C signature move together, so that a connection's path links no more
+     * distinct descriptors (a downcall stub each, spun at the first connection) than it did.
+     */
+    public static final ValueLayout.OfLong POINTER = ValueLayout.JAVA_LONG;
 
     /**
      * The functions linked so far in this process (CmLib and IbvLib link on first use): exported
