@@ -152,7 +152,7 @@ public final class CompletionChannel implements AutoCloseable {
     private record Destroy(MemorySegment channel) implements Runnable {
         @Override
         public void run() {
-            IbvLib.destroyCompChannel(channel);
+            IbvLib.destroyCompChannel(channel.address());
         }
     }
 

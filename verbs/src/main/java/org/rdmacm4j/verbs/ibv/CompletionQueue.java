@@ -161,7 +161,7 @@ public final class CompletionQueue implements AutoCloseable {
     private record Destroy(MemorySegment cq) implements Runnable {
         @Override
         public void run() {
-            IbvLib.destroyCq(cq);
+            IbvLib.destroyCq(cq.address());
             Registry.remove(cq.address());
         }
     }

@@ -216,7 +216,7 @@ public final class DeviceContext implements AutoCloseable {
 
     /** {@code ibv_create_comp_channel}. */
     public CompletionChannel createCompletionChannel() {
-        return new CompletionChannel(this, IbvLib.createCompChannel(segment()));
+        return new CompletionChannel(this, IbvLib.createCompChannel(segment().address()));
     }
 
     /**
@@ -231,8 +231,8 @@ public final class DeviceContext implements AutoCloseable {
         MemorySegment ctx = segment();
         checkArgument(!(channel != null && channel.context() != this && channel.context().handle() != handle()),
                 "%s belongs to another device context", channel);
-        MemorySegment ch = channel == null ? MemorySegment.NULL : channel.segment();
-        return new CompletionQueue(this, channel, IbvLib.createCq(ctx, cqe, ch, compVector));
+        long ch = channel == null ? 0L : channel.segment().address();
+        return new CompletionQueue(this, channel, IbvLib.createCq(ctx.address(), cqe, ch, compVector));
     }
 
     /** {@code context->cmd_fd}: the uverbs file every command of this context goes through. */

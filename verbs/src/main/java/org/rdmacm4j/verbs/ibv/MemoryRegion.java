@@ -68,7 +68,7 @@ public final class MemoryRegion implements AutoCloseable {
     /** {@code ibv_dereg_mr}. Idempotent. */
     @Override
     public void close() {
-        ownership.close(() -> IbvLib.deregMr(mr));
+        ownership.close(() -> IbvLib.deregMr(mr.address()));
     }
 
     @Override

@@ -125,7 +125,7 @@ public final class ProtectionDomain implements AutoCloseable {
     /** {@code ibv_dealloc_pd}. Everything made in it must be closed first. Idempotent. */
     @Override
     public void close() {
-        ownership.close(() -> IbvLib.deallocPd(pd));
+        ownership.close(() -> IbvLib.deallocPd(pd.address()));
     }
 
     @Override

@@ -113,7 +113,7 @@ public final class QueuePair implements AutoCloseable {
         try (Scratch arena = Scratch.open()) {
             MemorySegment a = arena.allocate(Layouts.IBV_QP_ATTR.size(), Layouts.IBV_QP_ATTR.alignment());
             attrs.write(a);
-            IbvLib.modifyQp(self, a, attrs.mask());
+            IbvLib.modifyQp(self.address(), a.address(), attrs.mask());
         }
     }
 

@@ -32,11 +32,11 @@ final class CallSiteShapes {
         int sites = 0;
         // (Object)Object: rdma_create_event_channel (capture state), ibv_get_device_name
         try { Object r = (Object) none.invokeExact((Object) null); } catch (Throwable e) { sites += expected(e); }
-        // (Object)int: the ibv destroys and deregistration, rdma_get_src_port, rdma_get_dst_port
+        // (Object)int: rdma_get_src_port, rdma_get_dst_port, ibv_destroy_qp/ah/srq
         try { int r = (int) none.invokeExact((Object) null); } catch (Throwable e) { sites += expected(e); }
         // (Object)void: ibv_free_device_list, ibv_ack_async_event
         try { none.invokeExact((Object) null); } catch (Throwable e) { sites += expected(e); }
-        // (Object,Object)Object: ibv_alloc_pd, ibv_create_comp_channel, ibv_open_device, device lists
+        // (Object,Object)Object: ibv_alloc_pd, ibv_open_device, device lists
         try { Object r = (Object) none.invokeExact((Object) null, (Object) null); } catch (Throwable e) { sites += expected(e); }
         // (Object,Object)int: ibv_close_device, ibv_query_device
         try { int r = (int) none.invokeExact((Object) null, (Object) null); } catch (Throwable e) { sites += expected(e); }
@@ -44,7 +44,7 @@ final class CallSiteShapes {
         try { Object r = (Object) none.invokeExact((Object) null, (Object) null, (Object) null); } catch (Throwable e) { sites += expected(e); }
         // (Object,Object,Object)int: rdma_leave_multicast, rdma_migrate_id, ibv_get_cq_event, ibv_get_async_event
         try { int r = (int) none.invokeExact((Object) null, (Object) null, (Object) null); } catch (Throwable e) { sites += expected(e); }
-        // (Object,Object,Object,Object)int: rdma_join_multicast(_ex), rdma_init_qp_attr, ibv_get_cq_event (capture state), post_send/post_recv
+        // (Object,Object,Object,Object)int: rdma_join_multicast(_ex), rdma_init_qp_attr, post_send/post_recv
         try { int r = (int) none.invokeExact((Object) null, (Object) null, (Object) null, (Object) null); } catch (Throwable e) { sites += expected(e); }
         // (Object,Object,Object,Object,int)Object: ibv_create_ah_from_wc
         try { Object r = (Object) none.invokeExact((Object) null, (Object) null, (Object) null, (Object) null, 0); } catch (Throwable e) { sites += expected(e); }
@@ -54,12 +54,10 @@ final class CallSiteShapes {
         try { Object r = (Object) none.invokeExact((Object) null, (Object) null, (Object) null, 0L, 0); } catch (Throwable e) { sites += expected(e); }
         // (Object,Object,Object,long,long,int)Object: ibv_reg_mr_iova2
         try { Object r = (Object) none.invokeExact((Object) null, (Object) null, (Object) null, 0L, 0L, 0); } catch (Throwable e) { sites += expected(e); }
-        // (Object,Object,int)int: rdma_notify, ibv_modify_qp, ibv_modify_srq, req_notify_cq, open(2)
+        // (Object,Object,int)int: rdma_notify, ibv_modify_srq, req_notify_cq, open(2)
         try { int r = (int) none.invokeExact((Object) null, (Object) null, 0); } catch (Throwable e) { sites += expected(e); }
         // (Object,Object,int,Object)int: poll_cq, ibv_query_qp
         try { int r = (int) none.invokeExact((Object) null, (Object) null, 0, (Object) null); } catch (Throwable e) { sites += expected(e); }
-        // (Object,Object,int,Object,Object,int)Object: ibv_create_cq
-        try { Object r = (Object) none.invokeExact((Object) null, (Object) null, 0, (Object) null, (Object) null, 0); } catch (Throwable e) { sites += expected(e); }
         // (Object,Object,int,Object,long)int: the port query through verbs_context
         try { int r = (int) none.invokeExact((Object) null, (Object) null, 0, (Object) null, 0L); } catch (Throwable e) { sites += expected(e); }
         // (Object,Object,int,int,Object)int: ibv_query_gid
@@ -82,13 +80,17 @@ final class CallSiteShapes {
         try { int r = (int) none.invokeExact((Object) null, 0, 0); } catch (Throwable e) { sites += expected(e); }
         // (Object,int,int,int)int: fcntl(F_SETFL), dup3
         try { int r = (int) none.invokeExact((Object) null, 0, 0, 0); } catch (Throwable e) { sites += expected(e); }
+        // (Object,long)Object: ibv_create_comp_channel
+        try { Object r = (Object) none.invokeExact((Object) null, 0L); } catch (Throwable e) { sites += expected(e); }
         // (Object,long)int: rdma_destroy_id, rdma_disconnect
         try { int r = (int) none.invokeExact((Object) null, 0L); } catch (Throwable e) { sites += expected(e); }
         // (Object,long,int)int: rdma_listen, rdma_resolve_route
         try { int r = (int) none.invokeExact((Object) null, 0L, 0); } catch (Throwable e) { sites += expected(e); }
+        // (Object,long,int,long,long,int)Object: ibv_create_cq
+        try { Object r = (Object) none.invokeExact((Object) null, 0L, 0, 0L, 0L, 0); } catch (Throwable e) { sites += expected(e); }
         // (Object,long,long)int: rdma_bind_addr, rdma_connect, rdma_accept, rdma_get_cm_event
         try { int r = (int) none.invokeExact((Object) null, 0L, 0L); } catch (Throwable e) { sites += expected(e); }
-        // (Object,long,long,long)int: rdma_create_qp
+        // (Object,long,long,long)int: rdma_create_qp, ibv_get_cq_event (capture state)
         try { int r = (int) none.invokeExact((Object) null, 0L, 0L, 0L); } catch (Throwable e) { sites += expected(e); }
         // (Object,long,long,long,int)int: rdma_create_id, rdma_resolve_addr
         try { int r = (int) none.invokeExact((Object) null, 0L, 0L, 0L, 0); } catch (Throwable e) { sites += expected(e); }
@@ -105,7 +107,7 @@ final class CallSiteShapes {
         // result likewise. Named by the holders whose handles have that raw shape.
         // (long,int)int: DevNull
         try { int r = (int) none.invokeExact(0L, 0); } catch (Throwable e) { sites += expected(e); }
-        // (long)int: AckCmEvent (the event by address)
+        // (long)int: AckCmEvent (the event by address); DeallocPd, DeregMr, DestroyCompChannel, DestroyCq (pointers as longs)
         try { int r = (int) none.invokeExact(0L); } catch (Throwable e) { sites += expected(e); }
         // (long)void: DestroyEventChannel, DestroyQp, FreeDevices (pointers as longs)
         try { none.invokeExact(0L); } catch (Throwable e) { sites += expected(e); }
@@ -119,7 +121,7 @@ final class CallSiteShapes {
         try { long r = (long) none.invokeExact(0L, 0L); } catch (Throwable e) { sites += expected(e); }
         // (long,long)void: DestroyEventChannel, DestroyQp, FreeDevices, AckAsyncEvent, FreeDeviceList
         try { none.invokeExact(0L, 0L); } catch (Throwable e) { sites += expected(e); }
-        // (long,long,int)int: SysLib
+        // (long,long,int)int: ModifyQp (pointers as longs); SysLib, Libc raw
         try { int r = (int) none.invokeExact(0L, 0L, 0); } catch (Throwable e) { sites += expected(e); }
         // (long,long,int)void: AckCqEvents
         try { none.invokeExact(0L, 0L, 0); } catch (Throwable e) { sites += expected(e); }

@@ -6,6 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+import static org.rdmacm4j.verbs.internal.Native.POINTER;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
@@ -33,6 +34,9 @@ public final class IbvLib {
      * them at class initialisation cost 0.5-0.7 s per binding class in the guest). The handle stays
      * a static final, a constant for the JIT, as before. The holders are package-private so that
      * {@code Linking} can name those of a connection's path and link them ahead of the first one.
+     *
+     * The functions a connection calls (and those sharing their C signatures) take pointers as
+     * POINTER, a long ({@link Native#POINTER} says why); the others keep ADDRESS.
      */
     static final class GetDeviceList {
         static final MethodHandle H = Native.errno(L, "ibv_get_device_list",
@@ -99,7 +103,7 @@ public final class IbvLib {
 
     static final class DeallocPd {
         static final MethodHandle H = Native.plain(L, "ibv_dealloc_pd",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+                FunctionDescriptor.of(JAVA_INT, POINTER));
     }
 
     static final class RegMr {
@@ -114,33 +118,37 @@ public final class IbvLib {
 
     static final class DeregMr {
         static final MethodHandle H = Native.plain(L, "ibv_dereg_mr",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+                FunctionDescriptor.of(JAVA_INT, POINTER));
     }
 
     static final class CreateCompChannel {
         static final MethodHandle H = Native.errno(L, "ibv_create_comp_channel",
-                FunctionDescriptor.of(Layouts.IBV_COMP_CHANNEL.returned(), ADDRESS));
+                FunctionDescriptor.of(Layouts.IBV_COMP_CHANNEL.returned(), POINTER));
     }
 
     static final class DestroyCompChannel {
         static final MethodHandle H = Native.plain(L, "ibv_destroy_comp_channel",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+                FunctionDescriptor.of(JAVA_INT, POINTER));
     }
 
     static final class CreateCq {
         static final MethodHandle H = Native.errno(L, "ibv_create_cq",
-                FunctionDescriptor.of(Layouts.IBV_CQ.returned(), ADDRESS, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+                FunctionDescriptor.of(Layouts.IBV_CQ.returned(), POINTER, JAVA_INT, POINTER, POINTER, JAVA_INT));
     }
 
     static final class DestroyCq {
         static final MethodHandle H = Native.plain(L, "ibv_destroy_cq",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+                FunctionDescriptor.of(JAVA_INT, POINTER));
     }
 
-    /** Blocking (a read on the channel fd): never critical. */
+    /**
+     * Blocking (a read on the channel fd): never critical. Pointers as longs, although the plain
+     * handle below keeps ADDRESS: this way each shares a descriptor (and its downcall stub) with
+     * another function a connection links anyway, rdma_create_qp and post_send.
+     */
     static final class GetCqEvent {
         static final MethodHandle H = Native.errno(L, "ibv_get_cq_event",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+                FunctionDescriptor.of(JAVA_INT, POINTER, POINTER, POINTER));
     }
 
     /**
@@ -169,7 +177,7 @@ public final class IbvLib {
 
     static final class ModifyQp {
         static final MethodHandle H = Native.plain(L, "ibv_modify_qp",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+                FunctionDescriptor.of(JAVA_INT, POINTER, POINTER, JAVA_INT));
     }
 
     static final class QueryQp {
@@ -313,7 +321,7 @@ public final class IbvLib {
         }
     }
 
-    public static void deallocPd(MemorySegment pd) {
+    public static void deallocPd(long pd) {
         try {
             Native.checkReturned("ibv_dealloc_pd", (int) DeallocPd.H.invokeExact(pd));
         } catch (Throwable t) {
@@ -338,7 +346,7 @@ public final class IbvLib {
         }
     }
 
-    public static void deregMr(MemorySegment mr) {
+    public static void deregMr(long mr) {
         try {
             Native.checkReturned("ibv_dereg_mr", (int) DeregMr.H.invokeExact(mr));
         } catch (Throwable t) {
@@ -346,7 +354,7 @@ public final class IbvLib {
         }
     }
 
-    public static MemorySegment createCompChannel(MemorySegment ctx) {
+    public static MemorySegment createCompChannel(long ctx) {
         try {
             MemorySegment st = Errno.state();
             MemorySegment ch = (MemorySegment) CreateCompChannel.H.invokeExact(st, ctx);
@@ -356,7 +364,7 @@ public final class IbvLib {
         }
     }
 
-    public static void destroyCompChannel(MemorySegment ch) {
+    public static void destroyCompChannel(long ch) {
         try {
             Native.checkReturned("ibv_destroy_comp_channel", (int) DestroyCompChannel.H.invokeExact(ch));
         } catch (Throwable t) {
@@ -364,18 +372,18 @@ public final class IbvLib {
         }
     }
 
-    public static MemorySegment createCq(MemorySegment ctx, int cqe, MemorySegment channel, int compVector) {
+    /** {@code channel} 0 for none (NULL). */
+    public static MemorySegment createCq(long ctx, int cqe, long channel, int compVector) {
         try {
             MemorySegment st = Errno.state();
-            MemorySegment cq = (MemorySegment) CreateCq.H.invokeExact(st, ctx, cqe, MemorySegment.NULL, channel,
-                    compVector);
+            MemorySegment cq = (MemorySegment) CreateCq.H.invokeExact(st, ctx, cqe, 0L, channel, compVector);
             return Native.checkPointer("ibv_create_cq", cq, st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
     }
 
-    public static void destroyCq(MemorySegment cq) {
+    public static void destroyCq(long cq) {
         try {
             Native.checkReturned("ibv_destroy_cq", (int) DestroyCq.H.invokeExact(cq));
         } catch (Throwable t) {
@@ -395,7 +403,7 @@ public final class IbvLib {
                 return true;
             }
             MemorySegment st = Errno.state();
-            int rc = (int) GetCqEvent.H.invokeExact(st, channel, cqOut, ctxOut);
+            int rc = (int) GetCqEvent.H.invokeExact(st, channel.address(), cqOut.address(), ctxOut.address());
             if (rc != 0) {
                 if (Errno.read(st) == Libc.EAGAIN) {
                     return false;
@@ -434,7 +442,7 @@ public final class IbvLib {
         }
     }
 
-    public static void modifyQp(MemorySegment qp, MemorySegment attr, int mask) {
+    public static void modifyQp(long qp, long attr, int mask) {
         try {
             Native.checkReturned("ibv_modify_qp", (int) ModifyQp.H.invokeExact(qp, attr, mask));
         } catch (Throwable t) {
