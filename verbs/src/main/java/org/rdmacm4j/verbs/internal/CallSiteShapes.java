@@ -72,14 +72,16 @@ final class CallSiteShapes {
         try { none.invokeExact((Object) null, 0); } catch (Throwable e) { sites += expected(e); }
         // (Object,int,Object)int: ibv_query_port
         try { int r = (int) none.invokeExact((Object) null, 0, (Object) null); } catch (Throwable e) { sites += expected(e); }
-        // (Object,int,Object,int,int)int: epoll_wait (capture state)
-        try { int r = (int) none.invokeExact((Object) null, 0, (Object) null, 0, 0); } catch (Throwable e) { sites += expected(e); }
-        // (Object,int,Object,long)long: read(2), write(2)
-        try { long r = (long) none.invokeExact((Object) null, 0, (Object) null, 0L); } catch (Throwable e) { sites += expected(e); }
         // (Object,int,int)int: eventfd, fcntl(F_GETFL)
         try { int r = (int) none.invokeExact((Object) null, 0, 0); } catch (Throwable e) { sites += expected(e); }
         // (Object,int,int,int)int: fcntl(F_SETFL), dup3
         try { int r = (int) none.invokeExact((Object) null, 0, 0, 0); } catch (Throwable e) { sites += expected(e); }
+        // (Object,int,int,int,long)int: epoll_ctl
+        try { int r = (int) none.invokeExact((Object) null, 0, 0, 0, 0L); } catch (Throwable e) { sites += expected(e); }
+        // (Object,int,long,int,int)int: epoll_wait (capture state)
+        try { int r = (int) none.invokeExact((Object) null, 0, 0L, 0, 0); } catch (Throwable e) { sites += expected(e); }
+        // (Object,int,long,long)long: read(2), write(2)
+        try { long r = (long) none.invokeExact((Object) null, 0, 0L, 0L); } catch (Throwable e) { sites += expected(e); }
         // (Object,long)Object: ibv_create_comp_channel
         try { Object r = (Object) none.invokeExact((Object) null, 0L); } catch (Throwable e) { sites += expected(e); }
         // (Object,long)int: rdma_destroy_id, rdma_disconnect
@@ -94,14 +96,12 @@ final class CallSiteShapes {
         try { int r = (int) none.invokeExact((Object) null, 0L, 0L, 0L); } catch (Throwable e) { sites += expected(e); }
         // (Object,long,long,long,int)int: rdma_create_id, rdma_resolve_addr
         try { int r = (int) none.invokeExact((Object) null, 0L, 0L, 0L, 0); } catch (Throwable e) { sites += expected(e); }
-        // (Object,int,int,int,Object)int: epoll_ctl
-        try { int r = (int) none.invokeExact((Object) null, 0, 0, 0, (Object) null); } catch (Throwable e) { sites += expected(e); }
         // (int)Object: the *_str functions, strerror
         try { Object r = (Object) none.invokeExact(0); } catch (Throwable e) { sites += expected(e); }
         // (int)int: close(2)
         try { int r = (int) none.invokeExact(0); } catch (Throwable e) { sites += expected(e); }
-        // (int,Object,int,int)int: epoll_wait
-        try { int r = (int) none.invokeExact(0, (Object) null, 0, 0); } catch (Throwable e) { sites += expected(e); }
+        // (int,long,int,int)int: epoll_wait
+        try { int r = (int) none.invokeExact(0, 0L, 0, 0); } catch (Throwable e) { sites += expected(e); }
         // The JDK's own call into each native stub, at the first call through the handle: the
         // target's address, then every argument as the stub takes it (an address as a long), the
         // result likewise. Named by the holders whose handles have that raw shape.

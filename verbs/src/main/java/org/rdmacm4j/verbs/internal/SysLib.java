@@ -1,10 +1,10 @@
 package org.rdmacm4j.verbs.internal;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+import static org.rdmacm4j.verbs.internal.Native.POINTER;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
@@ -13,7 +13,9 @@ import java.lang.invoke.MethodHandle;
 /**
  * The libc calls behind {@code org.rdmacm4j.verbs.sys}: epoll_create1, epoll_ctl, epoll_wait,
  * eventfd, read, write, close. Every handle captures errno (the first argument is
- * {@link Errno#state()}); none is critical (epoll_wait blocks). Any thread.
+ * {@link Errno#state()}); none is critical (epoll_wait blocks). Buffers are passed by address
+ * ({@link Native#POINTER}: the dispatcher's wait loop makes these calls on every wake-up), out of
+ * memory the caller holds across the call. Any thread.
  */
 public final class SysLib {
     private SysLib() { }
@@ -44,26 +46,26 @@ public final class SysLib {
             FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     // int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event)
     private static final MethodHandle EPOLL_CTL = Native.errno(Libraries.libc(), "epoll_ctl",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS));
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, POINTER));
     // int epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout)
     /** Only after a failed epoll_wait: linked on first use (issue 21 item 3: each link is tens of ms in the guest). */
     private static final class EpollWaitCapturing {
         static final MethodHandle H = Native.errno(Libraries.libc(), "epoll_wait",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, POINTER, JAVA_INT, JAVA_INT));
     }
 
     /** Without errno capture, tried first (the capture path allocates per call where C1 runs it). */
     private static final MethodHandle EPOLL_WAIT_PLAIN = Native.plain(Libraries.libc(), "epoll_wait",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, POINTER, JAVA_INT, JAVA_INT));
     // int eventfd(unsigned int initval, int flags)
     private static final MethodHandle EVENTFD = Native.errno(Libraries.libc(), "eventfd",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
     // ssize_t read(int fd, void *buf, size_t count)
     private static final MethodHandle READ = Native.errno(Libraries.libc(), "read",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, POINTER, JAVA_LONG));
     // ssize_t write(int fd, const void *buf, size_t count)
     private static final MethodHandle WRITE = Native.errno(Libraries.libc(), "write",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, POINTER, JAVA_LONG));
     // int close(int fd)
     private static final MethodHandle CLOSE = Native.errno(Libraries.libc(), "close",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT));
@@ -81,8 +83,8 @@ public final class SysLib {
         }
     }
 
-    /** epoll_ctl; {@code event} may be NULL for EPOLL_CTL_DEL. */
-    public static void epollCtl(int epfd, int op, int fd, MemorySegment event) {
+    /** epoll_ctl; {@code event} (an address) may be 0 (NULL) for EPOLL_CTL_DEL. */
+    public static void epollCtl(int epfd, int op, int fd, long event) {
         try {
             MemorySegment st = Errno.state();
             int rc = (int) EPOLL_CTL.invokeExact(st, epfd, op, fd, event);
@@ -96,7 +98,7 @@ public final class SysLib {
     }
 
     /** epoll_wait once: the count, or -errno (the caller retries EINTR). */
-    public static int epollWait(int epfd, MemorySegment events, int maxEvents, int timeoutMs) {
+    public static int epollWait(int epfd, long events, int maxEvents, int timeoutMs) {
         try {
             // A failed epoll_wait changes nothing, so learning errno by asking again with capture is
             // safe (an EINTR simply becomes a second wait, which the caller's deadline bounds).
@@ -126,7 +128,7 @@ public final class SysLib {
     }
 
     /** read(2) once: bytes read, or -errno. */
-    public static long read(int fd, MemorySegment buf, long count) {
+    public static long read(int fd, long buf, long count) {
         try {
             MemorySegment st = Errno.state();
             long n = (long) READ.invokeExact(st, fd, buf, count);
@@ -137,7 +139,7 @@ public final class SysLib {
     }
 
     /** write(2) once: bytes written, or -errno. */
-    public static long write(int fd, MemorySegment buf, long count) {
+    public static long write(int fd, long buf, long count) {
         try {
             MemorySegment st = Errno.state();
             long n = (long) WRITE.invokeExact(st, fd, buf, count);

@@ -62,6 +62,9 @@ public final class Epoll implements AutoCloseable {
     private final int epfd;
     private final int capacity;
     private final MemorySegment ready;   // struct epoll_event[capacity]; owner thread only
+    // its address, what epoll_wait takes (Native.POINTER); the segment stays reachable through
+    // this object, which await uses after the call (guard.exit)
+    private final long readyAddress;
     private final Ownership ownership;
     private final CallGuard guard = new CallGuard();
     private int count;                   // entries the last await wrote; owner thread only
@@ -70,6 +73,7 @@ public final class Epoll implements AutoCloseable {
         this.epfd = epfd;
         this.capacity = capacity;
         this.ready = Arena.ofAuto().allocate(STRIDE * capacity, 8);
+        this.readyAddress = ready.address();
         this.ownership = new Ownership("Epoll(fd " + epfd + ")");
         ownership.watch(this);
     }
@@ -107,7 +111,7 @@ public final class Epoll implements AutoCloseable {
             MemorySegment ev = CTL_EVENT.get();
             ev.set(JAVA_INT_UNALIGNED, EVENTS, SysLib.EPOLLIN);
             ev.set(JAVA_LONG_UNALIGNED, DATA, token);
-            SysLib.epollCtl(epfd, SysLib.EPOLL_CTL_ADD, fd, ev);
+            SysLib.epollCtl(epfd, SysLib.EPOLL_CTL_ADD, fd, ev.address());   // the thread's, held by CTL_EVENT
         } finally {
             guard.exit();
         }
@@ -118,7 +122,7 @@ public final class Epoll implements AutoCloseable {
         checkArgument(fd >= 0, "fd %s", fd);
         enter();
         try {
-            SysLib.epollCtl(epfd, SysLib.EPOLL_CTL_DEL, fd, MemorySegment.NULL);
+            SysLib.epollCtl(epfd, SysLib.EPOLL_CTL_DEL, fd, 0L);
         } finally {
             guard.exit();
         }
@@ -138,7 +142,7 @@ public final class Epoll implements AutoCloseable {
             int timeout = (int) Math.min(timeoutMillis, Integer.MAX_VALUE);   // epoll_wait takes an int
             long deadline = timeout < 0 ? 0 : System.nanoTime() + timeout * 1_000_000L;
             while (true) {
-                int n = SysLib.epollWait(epfd, ready, capacity, timeout);
+                int n = SysLib.epollWait(epfd, readyAddress, capacity, timeout);
                 if (n >= 0) {
                     count = n;
                     return n;

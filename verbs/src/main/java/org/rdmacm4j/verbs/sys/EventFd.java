@@ -30,6 +30,7 @@ import org.rdmacm4j.verbs.internal.SysLib;
 public final class EventFd implements AutoCloseable {
     // The 8-byte value 1 that every signal writes: filled here, then only read (by the kernel).
     private static final MemorySegment ONE = Arena.global().allocate(JAVA_LONG);
+    private static final long ONE_ADDRESS = ONE.address();   // what write(2) takes (Native.POINTER)
 
     static {
         ONE.set(JAVA_LONG_UNALIGNED, 0, 1L);
@@ -37,6 +38,9 @@ public final class EventFd implements AutoCloseable {
 
     private final int fd;
     private final MemorySegment counter = Arena.ofAuto().allocate(JAVA_LONG);   // drain's buffer
+    // its address, what read(2) takes (Native.POINTER); the segment stays reachable through this
+    // object, which drain uses after the call (guard.exit)
+    private final long counterAddress = counter.address();
     private final Ownership ownership;
     private final CallGuard guard = new CallGuard();
 
@@ -65,7 +69,7 @@ public final class EventFd implements AutoCloseable {
         enter();
         try {
             while (true) {
-                long n = SysLib.write(fd, ONE, 8);
+                long n = SysLib.write(fd, ONE_ADDRESS, 8);
                 if (n == 8 || n == -Libc.EAGAIN) {
                     return;
                 }
@@ -87,7 +91,7 @@ public final class EventFd implements AutoCloseable {
         enter();
         try {
             while (true) {
-                long n = SysLib.read(fd, counter, 8);
+                long n = SysLib.read(fd, counterAddress, 8);
                 if (n == 8) {
                     return counter.get(JAVA_LONG_UNALIGNED, 0);
                 }
