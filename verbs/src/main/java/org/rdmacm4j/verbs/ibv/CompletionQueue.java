@@ -105,7 +105,7 @@ public final class CompletionQueue implements AutoCloseable {
         MemorySegment self = segment();
         int rc;
         try {
-            rc = (int) OpsTable.REQ_NOTIFY_CQ.invokeExact(notifyFn, self, solicitedOnly ? 1 : 0);
+            rc = (int) OpsTable.REQ_NOTIFY_CQ.invokeExact(notifyFn, self.address(), solicitedOnly ? 1 : 0);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }

@@ -54,7 +54,7 @@ final class CallSiteShapes {
         try { Object r = (Object) none.invokeExact((Object) null, (Object) null, (Object) null, 0L, 0); } catch (Throwable e) { sites += expected(e); }
         // (Object,Object,Object,long,long,int)Object: ibv_reg_mr_iova2
         try { Object r = (Object) none.invokeExact((Object) null, (Object) null, (Object) null, 0L, 0L, 0); } catch (Throwable e) { sites += expected(e); }
-        // (Object,Object,int)int: rdma_notify, ibv_modify_srq, req_notify_cq, open(2)
+        // (Object,Object,int)int: rdma_notify, ibv_modify_srq, open(2)
         try { int r = (int) none.invokeExact((Object) null, (Object) null, 0); } catch (Throwable e) { sites += expected(e); }
         // (Object,Object,int,Object)int: poll_cq, ibv_query_qp
         try { int r = (int) none.invokeExact((Object) null, (Object) null, 0, (Object) null); } catch (Throwable e) { sites += expected(e); }
@@ -86,7 +86,7 @@ final class CallSiteShapes {
         try { Object r = (Object) none.invokeExact((Object) null, 0L); } catch (Throwable e) { sites += expected(e); }
         // (Object,long)int: rdma_destroy_id, rdma_disconnect
         try { int r = (int) none.invokeExact((Object) null, 0L); } catch (Throwable e) { sites += expected(e); }
-        // (Object,long,int)int: rdma_listen, rdma_resolve_route
+        // (Object,long,int)int: rdma_listen, rdma_resolve_route, req_notify_cq
         try { int r = (int) none.invokeExact((Object) null, 0L, 0); } catch (Throwable e) { sites += expected(e); }
         // (Object,long,int,long,long,int)Object: ibv_create_cq
         try { Object r = (Object) none.invokeExact((Object) null, 0L, 0, 0L, 0L, 0); } catch (Throwable e) { sites += expected(e); }

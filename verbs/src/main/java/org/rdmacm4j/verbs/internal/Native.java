@@ -36,6 +36,11 @@ public final class Native {
      * {@link Scratch} slice, whose block the thread holds; a buffer its owner reads or uses after the
      * call). Functions of one C signature move together, so that a connection's path links no more
      * distinct descriptors (a downcall stub each, spun at the first connection) than it did.
+     *
+     * <p>Not for memory of an arena that another thread may close (an application's buffers and
+     * request or completion arrays, in shared arenas): the session acquire of an {@code ADDRESS}
+     * argument is what makes such a close fail during the call instead of freeing memory the C
+     * function is using. Those calls (poll_cq, the posts, reg_mr) keep {@code ADDRESS}.
      */
     public static final ValueLayout.OfLong POINTER = ValueLayout.JAVA_LONG;
 

@@ -27,8 +27,14 @@ public final class OpsTable {
 
     public static final MethodHandle POLL_CQ = Native.pointer("ibv_context_ops.poll_cq",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS), Linker.Option.critical(false));
+    /**
+     * The CQ as a long ({@link Native#POINTER}): it is libibverbs' memory, and the poller arms a
+     * connection's CQ after each batch of completions. poll_cq and the posts keep ADDRESS: their
+     * arrays are the caller's, in arenas that may be closed, which the session acquire of an
+     * ADDRESS argument keeps from happening during the call.
+     */
     public static final MethodHandle REQ_NOTIFY_CQ = Native.pointer("ibv_context_ops.req_notify_cq",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+            FunctionDescriptor.of(JAVA_INT, Native.POINTER, JAVA_INT));
     public static final MethodHandle POST_SEND = Native.pointer("ibv_context_ops.post_send",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     public static final MethodHandle POST_RECV = POST_SEND;   // same C signature
