@@ -47,7 +47,16 @@ public final class ConnectOptions {
     }
 
     public static ConnectOptions defaults() {
-        return builder().build();
+        return Defaults.INSTANCE;
+    }
+
+    /**
+     * The defaults, built once (the options are immutable) and on first use: {@code connect(at, handler)}
+     * asks for them per connection, and a build made a builder, its Durations and checks each time.
+     * A holder class, so that the build runs after ConnectOptions' own initialisation.
+     */
+    private static final class Defaults {
+        static final ConnectOptions INSTANCE = builder().build();
     }
 
     public static Builder builder() {

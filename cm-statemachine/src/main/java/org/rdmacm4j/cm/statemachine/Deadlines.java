@@ -40,10 +40,13 @@ public record Deadlines(Duration connect, Duration resolveAddr, Duration resolve
 
     /** Defaults: 10 s connect (UCX's resolve timeout), 2 s per resolution, 1 s for each teardown wait. */
     public static Deadlines defaults() {
-        return new Deadlines(Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofSeconds(2),
-                Duration.ofSeconds(10), Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofSeconds(1),
-                Duration.ofSeconds(1), Duration.ofSeconds(1));
+        return DEFAULTS;
     }
+
+    /** One instance (a record of Durations, immutable): every ConnectOptions builder starts from it. */
+    private static final Deadlines DEFAULTS = new Deadlines(Duration.ofSeconds(10), Duration.ofSeconds(2),
+            Duration.ofSeconds(2), Duration.ofSeconds(10), Duration.ofSeconds(5), Duration.ofSeconds(1),
+            Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1));
 
     private static void positive(String name, Duration d) {
         Objects.requireNonNull(d, name);

@@ -39,8 +39,12 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
 
     /** 5 retries, 10 ms doubling to 1 s, every retryable cause on (SPDK's stale retry is 5 x 10 ms). */
     public static RetryPolicy defaults() {
-        return new RetryPolicy(5, Duration.ofMillis(10), Duration.ofSeconds(1), 2, true, true, true, true, true);
+        return DEFAULTS;
     }
+
+    /** One instance (a record, immutable): every ConnectOptions builder starts from it. */
+    private static final RetryPolicy DEFAULTS =
+            new RetryPolicy(5, Duration.ofMillis(10), Duration.ofSeconds(1), 2, true, true, true, true, true);
 
     public static RetryPolicy never() {
         return new RetryPolicy(0, Duration.ZERO, Duration.ZERO, 1, false, false, false, false, false);
