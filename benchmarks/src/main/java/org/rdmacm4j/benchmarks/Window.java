@@ -18,7 +18,8 @@ import java.util.stream.Stream;
  * A measurement window over a run of connections, the Java twin of {@code
  * benchmarks/src/main/c/window.h} (same files, same output lines, so C and Java are measured alike):
  * the whole process's user and sys CPU time ({@code /proc/self/stat}, USER_HZ ticks), per thread the
- * time on a CPU, the run-queue wait and the number of slices ({@code /proc/self/task/T/schedstat}),
+ * time on a CPU, the run-queue wait and the number of slices ({@code /proc/self/task/T/schedstat})
+ * and its user and sys time ({@code /proc/self/task/T/stat}; window.h, one thread, prints none),
  * the descriptors that point to /dev/infiniband, and perf switched on and off around the window when
  * {@code BENCH_PERF_CTL} / {@code BENCH_PERF_ACK} name its control fifos. One thread opens and closes
  * a window (the benchmark's main thread). Each end also executes {@link InsnMark}'s marker, for the
@@ -28,7 +29,8 @@ final class Window {
     private static final long USER_HZ = 100;    // /proc's clock ticks on Linux
     private static final long ACK_WAIT_S = 10;
 
-    private record Sched(String comm, long runNs, long waitNs, long slices) { }
+    /** A thread's schedstat (run, run-queue wait, slices) and its user and system time in ticks (its stat). */
+    private record Sched(String comm, long runNs, long waitNs, long slices, long userTicks, long sysTicks) { }
 
     private final long startNanos;
     private final long[] cpu;
@@ -73,12 +75,14 @@ final class Window {
         long run = 0;
         long wait = 0;
         for (var e : now.entrySet()) {
-            Sched b = threads.getOrDefault(e.getKey(), new Sched("", 0, 0, 0));
+            Sched b = threads.getOrDefault(e.getKey(), new Sched("", 0, 0, 0, 0, 0));
             Sched a = e.getValue();
             run += a.runNs - b.runNs;
             wait += a.waitNs - b.waitNs;
-            System.out.printf("thread %s %d run_us %.1f runq_us %.1f slices %.2f%n", a.comm, e.getKey(),
-                    (a.runNs - b.runNs) / 1e3 / per, (a.waitNs - b.waitNs) / 1e3 / per, (a.slices - b.slices) / per);
+            System.out.printf("thread %s %d run_us %.1f runq_us %.1f slices %.2f user_us %.1f sys_us %.1f%n", a.comm,
+                    e.getKey(), (a.runNs - b.runNs) / 1e3 / per, (a.waitNs - b.waitNs) / 1e3 / per,
+                    (a.slices - b.slices) / per, (a.userTicks - b.userTicks) * 1e6 / USER_HZ / per,
+                    (a.sysTicks - b.sysTicks) * 1e6 / USER_HZ / per);
         }
         System.out.printf("window connections %d wall_us %.1f cpu_user_us %.1f cpu_sys_us %.1f run_us %.1f runq_us %.1f%n",
                 connections, wallNanos / 1e3 / per, (cpuNow[0] - cpu[0]) * 1e6 / USER_HZ / per,
@@ -108,8 +112,11 @@ final class Window {
                 try {
                     String[] s = Files.readString(t.resolve("schedstat")).trim().split(" ");
                     String comm = Files.readString(t.resolve("comm")).trim().replace(' ', '_');
+                    String stat = Files.readString(t.resolve("stat"));
+                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
                     out.put(Integer.parseInt(t.getFileName().toString()),
-                            new Sched(comm, Long.parseLong(s[0]), Long.parseLong(s[1]), Long.parseLong(s[2])));
+                            new Sched(comm, Long.parseLong(s[0]), Long.parseLong(s[1]), Long.parseLong(s[2]),
+                                    Long.parseLong(f[11]), Long.parseLong(f[12])));   // utime, stime: fields 14, 15
                 } catch (IOException gone) {
                     // the thread ended while the list was read: it is not in this window's figures
                 }
