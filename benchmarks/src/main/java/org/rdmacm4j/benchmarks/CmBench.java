@@ -286,7 +286,7 @@ public final class CmBench {
         for (CompletableFuture<RdmaConnection> c : connects) {
             c.join().close();
         }
-        await(CompletableFuture.allOf(closed.toArray(CompletableFuture[]::new)));
+        Waits.awaitEach(closed, WAIT_S);
         long t2 = System.nanoTime();
         if (window == StormWindow.WHOLE || window == StormWindow.TEARDOWN) {
             w.close(n);
