@@ -386,6 +386,13 @@ public final class CmBench {
             RdmaListener l = acceptAll(cm, at, 1, accepted);
             phase("listening");
             ConnectOptions options = raw(from);
+            // A/B diagnostic: -Drdmacm4j.bench.pauseMs=N sleeps N ms before the first connection, so
+            // that it starts after the background linker, its warm-up and C1's queue are done.
+            long pauseMs = Long.getLong("rdmacm4j.bench.pauseMs", 0L);
+            if (pauseMs > 0) {
+                Thread.sleep(pauseMs);
+                phase("paused");
+            }
             for (int i = 0; i < k; i++) {
                 long t0 = System.nanoTime();
                 RdmaConnection c = await(cm.connect(at, options, ConnectionHandler.none()));
