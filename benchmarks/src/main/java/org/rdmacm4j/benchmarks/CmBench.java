@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.rdmacm4j.cm.core.AcceptOptions;
 import org.rdmacm4j.cm.core.ConnectOptions;
 import org.rdmacm4j.cm.core.ConnectionHandler;
+import org.rdmacm4j.cm.core.ConnectionRequest;
 import org.rdmacm4j.cm.core.ListenOptions;
 import org.rdmacm4j.cm.core.QpCapabilities;
 import org.rdmacm4j.cm.core.RdmaCm;
@@ -33,6 +34,7 @@ import org.rdmacm4j.cm.core.RdmaConnection;
 import org.rdmacm4j.cm.core.RdmaListener;
 import org.rdmacm4j.cm.core.RegisteredRegion;
 import org.rdmacm4j.cm.core.RemoteRegion;
+import org.rdmacm4j.cm.core.RequestHandler;
 
 /**
  * The rdmacm4j side of the benchmarks that have no rdmacm4j twin among the examples, each the
@@ -220,8 +222,27 @@ public final class CmBench {
                                           java.util.Queue<RdmaConnection> accepted) {
         return cm.listen(at, ListenOptions.defaults().withBacklog(Math.max(128, pending))
                 .withMaxPendingRequests(Math.max(128, pending)).withDecisionOnDispatcher(DECIDE_ON_DISPATCHER),
-                r -> r.accept(ConnectionHandler.none(),
-                AcceptOptions.defaults().raw().qp(CMTIME_QP)).thenAccept(accepted::add));
+                new AcceptInto(accepted));
+    }
+
+    /**
+     * Accepts every request with cmtime's QP and queues the accepted end: a named class, not a
+     * lambda and a method reference, which a process spun at its first request, inside the cold
+     * group's first connection (s36-cold-ab1's traces).
+     */
+    private record AcceptInto(java.util.Queue<RdmaConnection> accepted) implements RequestHandler,
+            java.util.function.Consumer<RdmaConnection> {
+        private static final AcceptOptions OPTIONS = AcceptOptions.defaults().raw().qp(CMTIME_QP);
+
+        @Override
+        public void onRequest(ConnectionRequest r) {
+            r.accept(ConnectionHandler.none(), OPTIONS).thenAccept(this);
+        }
+
+        @Override
+        public void accept(RdmaConnection c) {
+            accepted.add(c);
+        }
     }
 
     private static <T> T await(CompletableFuture<T> f) throws Exception {
