@@ -1,13 +1,11 @@
 package org.rdmacm4j.verbs.ibv;
 
 import static com.google.common.base.Preconditions.checkArgument;
-import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
-
 import java.lang.foreign.MemorySegment;
 import org.rdmacm4j.verbs.internal.CStruct;
 import org.rdmacm4j.verbs.internal.Layouts;
 import org.rdmacm4j.verbs.internal.Ownership;
+import org.rdmacm4j.verbs.internal.StructImage;
 
 /**
  * {@code struct ibv_qp_init_attr}: what a new QP needs. Immutable; the CQs (and SRQ) must be
@@ -38,6 +36,7 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
     private static final long T_SEND_CQ = T.offset("send_cq");
     private static final long T_SQ_SIG_ALL = T.offset("sq_sig_all");
     private static final long T_SRQ = T.offset("srq");
+    private static final int T_SIZE = StructImage.size(T);
 
     public QpInitAttributes {
         checkArgument(type != null && sendCq != null && recvCq != null, "type, sendCq and recvCq must not be null");
@@ -63,24 +62,13 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
     }
 
     /**
-     * Writes the struct into {@code out}, which must be zeroed (a {@code Scratch} slice, as both
-     * callers pass: no second fill), and returns the ownerships the QP will depend on.
+     * Writes the whole struct into {@code out} (see {@link #encode}) and returns the ownerships the
+     * QP will depend on.
      */
     Ownership[] write(MemorySegment out) {
-        // Pointers written as longs, not through ADDRESS: the JDK's pointer var handle is an
-        // indirect one whose lambda forms no AOT cache keeps, so a process's first pointer write
-        // spun four of them inside its first connection (~140 ms of a cached first connection in
-        // c35-diag1, docs/benchmarks.md), and under C1 each such write is also the dearer access.
-        out.set(JAVA_LONG_UNALIGNED, T_SEND_CQ, sendCq.segment().address());
-        out.set(JAVA_LONG_UNALIGNED, T_RECV_CQ, recvCq.segment().address());
-        out.set(JAVA_LONG_UNALIGNED, T_SRQ, srq == null ? 0L : srq.segment().address());
-        out.set(JAVA_INT_UNALIGNED, T_CAP_MAX_SEND_WR, maxSendWr);
-        out.set(JAVA_INT_UNALIGNED, T_CAP_MAX_RECV_WR, maxRecvWr);
-        out.set(JAVA_INT_UNALIGNED, T_CAP_MAX_SEND_SGE, maxSendSge);
-        out.set(JAVA_INT_UNALIGNED, T_CAP_MAX_RECV_SGE, maxRecvSge);
-        out.set(JAVA_INT_UNALIGNED, T_CAP_MAX_INLINE_DATA, maxInlineData);
-        out.set(JAVA_INT_UNALIGNED, T_QP_TYPE, type.value());
-        out.set(JAVA_INT_UNALIGNED, T_SQ_SIG_ALL, signalAll ? 1 : 0);
+        encode(out, sendCq.segment().address(), recvCq.segment().address(),
+                srq == null ? 0L : srq.segment().address(), maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInlineData,
+                type.value(), signalAll);
         int n = 1 + (recvCq != sendCq ? 1 : 0) + (srq != null ? 1 : 0);
         Ownership[] deps = new Ownership[n];
         int i = 0;
@@ -92,5 +80,30 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
             deps[i] = srq.ownership();
         }
         return deps;
+    }
+
+    /**
+     * The whole struct assembled in the thread's {@link StructImage} and copied out in one call (every
+     * other byte zero, qp_context NULL). It was ten segment writes, each a VarHandle chain under C1:
+     * 156 of the dispatcher's 6,176 Java samples in a warm CmBench run (issue 21), the largest such
+     * site. Pointers are written as longs, never through ADDRESS: the JDK's pointer var handle is an
+     * indirect one whose lambda forms no AOT cache keeps (~140 ms of a cached first connection in
+     * c35-diag1, docs/benchmarks.md). Package-private and static for the test that pins it against
+     * the field-by-field writes.
+     */
+    static void encode(MemorySegment out, long sendCq, long recvCq, long srq, int maxSendWr, int maxRecvWr,
+                       int maxSendSge, int maxRecvSge, int maxInlineData, int qpType, boolean signalAll) {
+        StructImage img = StructImage.mine().clear(T_SIZE);
+        img.putU64(T_SEND_CQ, sendCq);
+        img.putU64(T_RECV_CQ, recvCq);
+        img.putU64(T_SRQ, srq);
+        img.putI32(T_CAP_MAX_SEND_WR, maxSendWr);
+        img.putI32(T_CAP_MAX_RECV_WR, maxRecvWr);
+        img.putI32(T_CAP_MAX_SEND_SGE, maxSendSge);
+        img.putI32(T_CAP_MAX_RECV_SGE, maxRecvSge);
+        img.putI32(T_CAP_MAX_INLINE_DATA, maxInlineData);
+        img.putI32(T_QP_TYPE, qpType);
+        img.putI32(T_SQ_SIG_ALL, signalAll ? 1 : 0);
+        img.store(out, 0, T_SIZE);
     }
 }

@@ -98,6 +98,16 @@ public final class CStruct {
         return p.byteSize() >= size ? p : p.reinterpret(size);
     }
 
+    /**
+     * The struct at {@code address} (a pointer read as a long), sized: a slice of
+     * {@link Decode#ALL_MEMORY}, which is neither a pointer var handle read (a {@link #pointerField()}
+     * read is an indirect VarHandle chain under C1) nor a restricted {@code reinterpret} (a stack walk
+     * per call). Global scope, as a pointer read gives. Only for memory the libraries hand over.
+     */
+    public MemorySegment at(long address) {
+        return Decode.ALL_MEMORY.asSlice(address, size);
+    }
+
     /** Every member (nested members flattened to C designators), in declaration order. */
     public List<Field> fields() { return fields.values().asList(); }
 
