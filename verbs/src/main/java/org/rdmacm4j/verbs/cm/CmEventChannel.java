@@ -3,6 +3,7 @@ package org.rdmacm4j.verbs.cm;
 import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -15,7 +16,7 @@ import org.rdmacm4j.verbs.internal.Decode;
 import org.rdmacm4j.verbs.internal.Layouts;
 import org.rdmacm4j.verbs.internal.Libc;
 import org.rdmacm4j.verbs.internal.Ownership;
-import org.rdmacm4j.verbs.internal.StructImage;
+import org.rdmacm4j.verbs.internal.Words;
 
 /**
  * An rdma_cm event channel ({@code struct rdma_event_channel}) and the ids created on it.
@@ -34,18 +35,9 @@ public final class CmEventChannel implements AutoCloseable {
     private static final long EV_EVENT = Layouts.RDMA_CM_EVENT.offset("event");
     private static final long EV_STATUS = Layouts.RDMA_CM_EVENT.offset("status");
     private static final long EV_PARAM = Layouts.RDMA_CM_EVENT.offset("param");
-    /**
-     * What {@link #copy} loads of an event: id, listen_id, event, status and the param union up to
-     * the end of an rdma_conn_param (48 bytes on x86-64), in one bulk copy.
-     */
-    private static final int EV_IMAGE = StructImage.size(EV_PARAM + Decode.CP_SIZE);
 
     static {
-        if (EV_IMAGE > Layouts.RDMA_CM_EVENT.size() || EV_ID >= EV_IMAGE || EV_LISTEN_ID >= EV_IMAGE
-                || EV_EVENT >= EV_IMAGE || EV_STATUS >= EV_IMAGE) {
-            throw new ExceptionInInitializerError("rdma_cm_event's header and conn_param do not fit in "
-                    + EV_IMAGE + " bytes of a " + Layouts.RDMA_CM_EVENT.size() + "-byte event");
-        }
+        Words.check("rdma_cm_event", EV_EVENT, 4, EV_EVENT, EV_STATUS);   // read as one word in copy
     }
 
     private final MemorySegment channel;
@@ -151,25 +143,20 @@ public final class CmEventChannel implements AutoCloseable {
 
     /*
      * The event is read by address out of Decode.ALL_MEMORY, at rdma_cm_event's offsets: no segment
-     * per event. Its header and the RC param (EV_IMAGE bytes) come over in one bulk copy into the
-     * thread's StructImage and are decoded with shifts: under C1 each segment read is a VarHandle
-     * chain, and the event's four header reads and conn_param's three were 43 + 106 of the
-     * dispatcher's 6,176 Java samples in a warm CmBench run (issue 21). Everything is taken out of the
-     * image before anything else runs (the image is the thread's, not reentrant). The id pointers are
-     * plain longs, only looked up: a MemorySegment is made for an id pointer only when a
-     * CONNECT_REQUEST brings a new id. A UD param (larger, and off the RC path) is read from memory.
+     * per event. The id pointers are read as plain longs and only looked up: a MemorySegment is made
+     * for an id pointer only when a CONNECT_REQUEST brings a new id. The param union is read in place
+     * (no slice) on the RC path. event and status are one word, read once (three reads where there
+     * were four, each a VarHandle chain under C1: 43 of the dispatcher's 6,176 Java samples in a warm
+     * CmBench run, issue 21). A new id's pointer is sized by CStruct.at, not read through a pointer
+     * var handle.
      */
     private CmEvent copy(long eventAddress) {
         MemorySegment all = Decode.ALL_MEMORY;
-        StructImage img = StructImage.mine().load(all, eventAddress, EV_IMAGE);
-        int typeValue = img.i32(EV_EVENT);
-        int status = img.i32(EV_STATUS);
-        long idAddress = img.u64(EV_ID);
-        long listenAddress = img.u64(EV_LISTEN_ID);
-        long cpPointer = img.u64(EV_PARAM + Decode.CP_PRIVATE_DATA);
-        long cpBytes = img.u64(EV_PARAM + Decode.CP_BYTES);
-        int cpQpNum = img.i32(EV_PARAM + Decode.CP_QP_NUM);
-        CmEventType type = CmEventType.of(typeValue);
+        long eventAndStatus = all.get(JAVA_LONG_UNALIGNED, eventAddress + EV_EVENT);
+        CmEventType type = CmEventType.of(Words.lo(eventAndStatus));
+        int status = Words.hi(eventAndStatus);
+        long idAddress = all.get(JAVA_LONG_UNALIGNED, eventAddress + EV_ID);
+        long listenAddress = all.get(JAVA_LONG_UNALIGNED, eventAddress + EV_LISTEN_ID);
         CmId id = ids.get(idAddress);
         if (id == null) {
             if (type != CmEventType.CONNECT_REQUEST) {
@@ -181,7 +168,7 @@ public final class CmEventChannel implements AutoCloseable {
         }
         CmId listenId = listenAddress == 0L ? null : ids.get(listenAddress);
         boolean ud = id.qpType() == QpType.UD.value();
-        ConnParam conn = ud || !carriesConnParam(type) ? null : Decode.connParam(cpPointer, cpBytes, cpQpNum);
+        ConnParam conn = ud || !carriesConnParam(type) ? null : Decode.connParam(all, eventAddress + EV_PARAM);
         UdParam udParam = ud ? Decode.udParam(all.asSlice(eventAddress + EV_PARAM, Layouts.RDMA_UD_PARAM.size())) : null;
         return new CmEvent(type, status, id, listenId, conn, udParam);
     }

@@ -1,11 +1,14 @@
 package org.rdmacm4j.verbs.ibv;
 
 import static com.google.common.base.Preconditions.checkArgument;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+
 import java.lang.foreign.MemorySegment;
 import org.rdmacm4j.verbs.internal.CStruct;
 import org.rdmacm4j.verbs.internal.Layouts;
 import org.rdmacm4j.verbs.internal.Ownership;
-import org.rdmacm4j.verbs.internal.StructImage;
+import org.rdmacm4j.verbs.internal.Words;
 
 /**
  * {@code struct ibv_qp_init_attr}: what a new QP needs. Immutable; the CQs (and SRQ) must be
@@ -36,7 +39,13 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
     private static final long T_SEND_CQ = T.offset("send_cq");
     private static final long T_SQ_SIG_ALL = T.offset("sq_sig_all");
     private static final long T_SRQ = T.offset("srq");
-    private static final int T_SIZE = StructImage.size(T);
+
+    static {
+        // encode writes the caps in pairs and the QP type with max_inline_data: one word each
+        Words.check("ibv_qp_init_attr caps", T_CAP_MAX_SEND_WR, 4, T_CAP_MAX_SEND_WR, T_CAP_MAX_RECV_WR);
+        Words.check("ibv_qp_init_attr caps", T_CAP_MAX_SEND_SGE, 4, T_CAP_MAX_SEND_SGE, T_CAP_MAX_RECV_SGE);
+        Words.check("ibv_qp_init_attr", T_CAP_MAX_INLINE_DATA, 4, T_CAP_MAX_INLINE_DATA, T_QP_TYPE);
+    }
 
     public QpInitAttributes {
         checkArgument(type != null && sendCq != null && recvCq != null, "type, sendCq and recvCq must not be null");
@@ -62,8 +71,8 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
     }
 
     /**
-     * Writes the whole struct into {@code out} (see {@link #encode}) and returns the ownerships the
-     * QP will depend on.
+     * Writes the struct into {@code out}, which must be zeroed (a {@code Scratch} slice, as both
+     * callers pass: no second fill), and returns the ownerships the QP will depend on.
      */
     Ownership[] write(MemorySegment out) {
         encode(out, sendCq.segment().address(), recvCq.segment().address(),
@@ -83,27 +92,23 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
     }
 
     /**
-     * The whole struct assembled in the thread's {@link StructImage} and copied out in one call (every
-     * other byte zero, qp_context NULL). It was ten segment writes, each a VarHandle chain under C1:
-     * 156 of the dispatcher's 6,176 Java samples in a warm CmBench run (issue 21), the largest such
-     * site. Pointers are written as longs, never through ADDRESS: the JDK's pointer var handle is an
-     * indirect one whose lambda forms no AOT cache keeps (~140 ms of a cached first connection in
-     * c35-diag1, docs/benchmarks.md). Package-private and static for the test that pins it against
-     * the field-by-field writes.
+     * The struct's fields into zeroed {@code out}: seven writes, not ten (the caps in pairs, the QP
+     * type with max_inline_data, {@link Words}); under C1 each write is a VarHandle chain, and this
+     * method's were 156 of the dispatcher's 6,176 Java samples in a warm CmBench run (issue 21).
+     * Pointers are written as longs, not through ADDRESS: the JDK's pointer var handle is an indirect
+     * one whose lambda forms no AOT cache keeps, so a process's first pointer write spun four of them
+     * inside its first connection (~140 ms of a cached first connection in c35-diag1,
+     * docs/benchmarks.md). Package-private and static for the test that pins it against the
+     * field-by-field writes.
      */
     static void encode(MemorySegment out, long sendCq, long recvCq, long srq, int maxSendWr, int maxRecvWr,
                        int maxSendSge, int maxRecvSge, int maxInlineData, int qpType, boolean signalAll) {
-        StructImage img = StructImage.mine().clear(T_SIZE);
-        img.putU64(T_SEND_CQ, sendCq);
-        img.putU64(T_RECV_CQ, recvCq);
-        img.putU64(T_SRQ, srq);
-        img.putI32(T_CAP_MAX_SEND_WR, maxSendWr);
-        img.putI32(T_CAP_MAX_RECV_WR, maxRecvWr);
-        img.putI32(T_CAP_MAX_SEND_SGE, maxSendSge);
-        img.putI32(T_CAP_MAX_RECV_SGE, maxRecvSge);
-        img.putI32(T_CAP_MAX_INLINE_DATA, maxInlineData);
-        img.putI32(T_QP_TYPE, qpType);
-        img.putI32(T_SQ_SIG_ALL, signalAll ? 1 : 0);
-        img.store(out, 0, T_SIZE);
+        out.set(JAVA_LONG_UNALIGNED, T_SEND_CQ, sendCq);
+        out.set(JAVA_LONG_UNALIGNED, T_RECV_CQ, recvCq);
+        out.set(JAVA_LONG_UNALIGNED, T_SRQ, srq);
+        out.set(JAVA_LONG_UNALIGNED, T_CAP_MAX_SEND_WR, Words.ints(maxSendWr, maxRecvWr));
+        out.set(JAVA_LONG_UNALIGNED, T_CAP_MAX_SEND_SGE, Words.ints(maxSendSge, maxRecvSge));
+        out.set(JAVA_LONG_UNALIGNED, T_CAP_MAX_INLINE_DATA, Words.ints(maxInlineData, qpType));
+        out.set(JAVA_INT_UNALIGNED, T_SQ_SIG_ALL, signalAll ? 1 : 0);
     }
 }

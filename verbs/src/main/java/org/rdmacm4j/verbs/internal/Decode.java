@@ -21,10 +21,9 @@ public final class Decode {
     private static final CStruct CP = Layouts.RDMA_CONN_PARAM;
     private static final long CP_FLOW_CONTROL = CP.offset("flow_control");
     private static final long CP_INITIATOR_DEPTH = CP.offset("initiator_depth");
-    /** Offsets in rdma_conn_param, public for {@code CmEventChannel}, which loads them with the event. */
-    public static final long CP_PRIVATE_DATA = CP.offset("private_data");
+    private static final long CP_PRIVATE_DATA = CP.offset("private_data");
     private static final long CP_PRIVATE_DATA_LEN = CP.offset("private_data_len");
-    public static final long CP_QP_NUM = CP.offset("qp_num");
+    private static final long CP_QP_NUM = CP.offset("qp_num");
     private static final long CP_RESPONDER_RESOURCES = CP.offset("responder_resources");
     private static final long CP_RETRY_COUNT = CP.offset("retry_count");
     private static final long CP_RNR_RETRY_COUNT = CP.offset("rnr_retry_count");
@@ -36,9 +35,7 @@ public final class Decode {
      * once instead of seven byte accesses, each a full segment access under C1 (a session acquire
      * and release, a bounds and alignment check). Checked against the layout when the class loads.
      */
-    public static final long CP_BYTES = CP_PRIVATE_DATA_LEN;
-    /** sizeof(struct rdma_conn_param), as a {@link StructImage} size. */
-    public static final int CP_SIZE = StructImage.size(CP);
+    private static final long CP_BYTES = CP_PRIVATE_DATA_LEN;
 
     static {
         long[] order = {CP_PRIVATE_DATA_LEN, CP_RESPONDER_RESOURCES, CP_INITIATOR_DEPTH, CP_FLOW_CONTROL,
@@ -112,47 +109,31 @@ public final class Decode {
     }
 
     /**
-     * The rdma_conn_param at {@code offset} in {@code s}: one bulk copy of the struct into the
-     * thread's {@link StructImage}, then its three words (the private-data pointer, the seven u8s,
-     * qp_num) decoded with shifts; no slice of the event per decode. Three segment reads before, each
-     * a VarHandle chain under C1 (with the writes below, 106 of the dispatcher's 6,176 Java samples in
-     * a warm CmBench run, issue 21).
+     * The rdma_conn_param at {@code offset} in {@code s} (the event's {@code param} union): read in
+     * place, no slice of the event per decode.
      */
     public static ConnParam connParam(MemorySegment s, long offset) {
-        StructImage img = StructImage.mine().load(s, offset, CP_SIZE);
-        return connParam(img.u64(CP_PRIVATE_DATA), img.u64(CP_BYTES), img.i32(CP_QP_NUM));
-    }
-
-    /**
-     * An rdma_conn_param from its raw words: the private-data pointer, the 8 bytes from
-     * private_data_len ({@link #CP_BYTES}: the seven u8 fields) and qp_num.
-     */
-    public static ConnParam connParam(long pointer, long u8s, int qpNum) {
+        long pointer = s.get(JAVA_LONG_UNALIGNED, offset + CP_PRIVATE_DATA);
+        long u8s = s.get(JAVA_LONG_UNALIGNED, offset + CP_BYTES);   // the seven u8 fields (see CP_BYTES)
         return new ConnParam(bytesAt(pointer, byteOf(u8s, 0)),
                 byteOf(u8s, 1), byteOf(u8s, 2), byteOf(u8s, 3), byteOf(u8s, 4), byteOf(u8s, 5), byteOf(u8s, 6),
-                qpNum);
+                s.get(JAVA_INT_UNALIGNED, offset + CP_QP_NUM));
     }
 
     /**
-     * Writes {@code c} into the rdma_conn_param at {@code p} (every byte: the others zero);
-     * {@code data} holds the private data bytes. Assembled in the thread's {@link StructImage} and
-     * copied out in one call, not nine segment writes (see {@link #connParam(MemorySegment, long)}).
+     * Writes {@code c} into a zeroed rdma_conn_param; {@code data} holds the private data bytes.
+     * Three writes, not nine: the seven u8 fields go as one word (see {@link #CP_BYTES}; under C1 each
+     * write is a VarHandle chain, and with the reads above this was 106 of the dispatcher's 6,176 Java
+     * samples in a warm CmBench run, issue 21). The word's eighth byte is padding, written zero.
      */
     public static void connParam(ConnParam c, MemorySegment p, MemorySegment data) {
         byte[] pd = c.privateData();
         MemorySegment.copy(pd, 0, data, JAVA_BYTE, 0, pd.length);
-        StructImage img = StructImage.mine().clear(CP_SIZE);
-        // A long, not an ADDRESS write: see QpInitAttributes.encode (no pointer var handle on the path).
-        img.putU64(CP_PRIVATE_DATA, pd.length == 0 ? 0L : data.address());
-        img.putU8(CP_PRIVATE_DATA_LEN, pd.length);
-        img.putU8(CP_RESPONDER_RESOURCES, c.responderResources());
-        img.putU8(CP_INITIATOR_DEPTH, c.initiatorDepth());
-        img.putU8(CP_FLOW_CONTROL, c.flowControl());
-        img.putU8(CP_RETRY_COUNT, c.retryCount());
-        img.putU8(CP_RNR_RETRY_COUNT, c.rnrRetryCount());
-        img.putU8(CP_SRQ, c.srq());
-        img.putI32(CP_QP_NUM, c.qpNum());
-        img.store(p, 0, CP_SIZE);
+        // A long, not an ADDRESS write: see QpInitAttributes.write (no pointer var handle on the path).
+        p.set(JAVA_LONG_UNALIGNED, CP_PRIVATE_DATA, pd.length == 0 ? 0L : data.address());
+        p.set(JAVA_LONG_UNALIGNED, CP_BYTES, Words.bytes(pd.length, c.responderResources(), c.initiatorDepth(),
+                c.flowControl(), c.retryCount(), c.rnrRetryCount(), c.srq(), 0));
+        p.set(JAVA_INT_UNALIGNED, CP_QP_NUM, c.qpNum());
     }
 
     public static UdParam udParam(MemorySegment p) {

@@ -4,6 +4,7 @@ import static com.google.common.base.Preconditions.checkArgument;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
@@ -38,8 +39,12 @@ public final class Sockaddrs {
     private static final long IN6_FLOW = Layouts.SOCKADDR_IN6.offset("sin6_flowinfo");
     private static final long IN6_ADDR = Layouts.SOCKADDR_IN6.offset("sin6_addr");
     private static final long IN6_SCOPE = Layouts.SOCKADDR_IN6.offset("sin6_scope_id");
-    /** sizeof(struct sockaddr_in): the image an IPv4 address is read and written through. */
-    private static final int IN_SIZE = StructImage.size(Layouts.SOCKADDR_IN);
+
+    static {
+        // an IPv4 sockaddr's family, port and address are one word, read and written as one
+        Words.check("sockaddr_in", IN_FAMILY, 2, IN_FAMILY, IN_PORT);
+        Words.check("sockaddr_in", 0, 4, 0, IN_ADDR);
+    }
 
     /** Validates an address the caller gave: non-null, resolved, port 0..65535 (InetSocketAddress ensures the range). */
     public static InetSocketAddress check(InetSocketAddress a, String what) {
@@ -57,15 +62,12 @@ public final class Sockaddrs {
         MemorySegment s = alloc.allocate(Layouts.SOCKADDR_STORAGE.size(), Layouts.SOCKADDR_STORAGE.alignment());
         InetAddress ip = a.getAddress();
         if (ip instanceof Inet4Address) {
-            // The sockaddr_in assembled in the thread's StructImage and copied out in one call: three
-            // segment accesses before, each a VarHandle chain or a checked copy under C1 (53 of the
-            // dispatcher's 6,176 Java samples in a warm CmBench run, issue 21). The rest stays zero.
+            // family, port (network order) and address as one word: one write, not three accesses
+            // (each a VarHandle chain or a checked copy under C1; 53 of the dispatcher's 6,176 Java
+            // samples in a warm CmBench run, issue 21). sin_zero stays as the zeroed memory has it.
             byte[] b = ip.getAddress();
-            StructImage img = StructImage.mine().clear(IN_SIZE);
-            img.putU16(IN_FAMILY, AF_INET);
-            img.putU16(IN_PORT, Short.reverseBytes((short) a.getPort()));   // network order
-            img.putI32(IN_ADDR, (b[0] & 0xFF) | (b[1] & 0xFF) << 8 | (b[2] & 0xFF) << 16 | (b[3] & 0xFF) << 24);
-            img.store(s, 0, IN_SIZE);
+            int familyAndPort = (AF_INET & 0xFFFF) | (Short.reverseBytes((short) a.getPort()) & 0xFFFF) << 16;
+            s.set(JAVA_LONG_UNALIGNED, 0, Words.ints(familyAndPort, ipv4Raw(b)));
         } else if (ip instanceof Inet6Address v6) {
             s.set(JAVA_SHORT_UNALIGNED, 0, AF_INET6);
             s.set(BE16, IN6_PORT, (short) a.getPort());
@@ -88,16 +90,15 @@ public final class Sockaddrs {
      * struct): no slice of the struct per read.
      */
     public static InetSocketAddress read(MemorySegment s, long offset) {
-        // A sockaddr_in's 16 bytes in one bulk copy (what every sockaddr here has at least: a
-        // sockaddr_storage or a sockaddr_in), not three segment reads, each a VarHandle chain under C1
-        // (read and ipv4: 54 + 44 of the dispatcher's 6,176 Java samples in a warm CmBench run, issue 21).
-        StructImage img = StructImage.mine().load(s, offset, IN_SIZE);
-        int family = (short) img.u16(IN_FAMILY);
+        // The first word holds the family and, for AF_INET, the port and address: one read, not three
+        // (each a VarHandle chain under C1; read and ipv4 were 54 + 44 of the dispatcher's 6,176 Java
+        // samples in a warm CmBench run, issue 21). Every sockaddr read here has at least 16 bytes.
+        long word = s.get(JAVA_LONG_UNALIGNED, offset);
+        short family = (short) word;
         try {
             if (family == AF_INET) {
-                int raw = img.i32(IN_ADDR);
-                int port = Short.toUnsignedInt(Short.reverseBytes((short) img.u16(IN_PORT)));
-                return new InetSocketAddress(ipv4(raw), port);
+                int port = Short.toUnsignedInt(Short.reverseBytes((short) Words.u16(word, (int) IN_PORT)));
+                return new InetSocketAddress(ipv4(Words.hi(word)), port);
             }
             if (family == AF_INET6) {
                 byte[] b = new byte[16];
@@ -119,8 +120,8 @@ public final class Sockaddrs {
     private static LastIpv4 lastIpv4 = new LastIpv4(0, null);
 
     /**
-     * The IPv4 address whose four bytes, read as one native int, are {@code raw}. The last one is
-     * kept, matched by those bytes: a connection's ends read the same few addresses again and again
+     * The IPv4 address whose four bytes, read as one native (little-endian) int, are {@code raw}. The
+     * last one is kept, matched by those bytes: a connection's ends read the same few addresses again and again
      * (both ends' local and peer address per connection), and InetAddress.getByAddress makes an
      * address, its holder and a byte array each time. InetAddress is immutable, so sharing is safe.
      */
@@ -129,11 +130,15 @@ public final class Sockaddrs {
         if (last.raw() == raw && last.address() != null) {
             return last.address();
         }
-        // raw is the four bytes as a little-endian int (StructImage refuses other platforms)
         byte[] b = {(byte) raw, (byte) (raw >>> 8), (byte) (raw >>> 16), (byte) (raw >>> 24)};
         InetAddress a = InetAddress.getByAddress(b);
         lastIpv4 = new LastIpv4(raw, a);
         return a;
+    }
+
+    /** An IPv4 address's four bytes as the little-endian int memory holds them. */
+    private static int ipv4Raw(byte[] b) {
+        return (b[0] & 0xFF) | (b[1] & 0xFF) << 8 | (b[2] & 0xFF) << 16 | (b[3] & 0xFF) << 24;
     }
 
     /** Network-order 16-bit value (as returned by rdma_get_src_port) to a host port number. */
