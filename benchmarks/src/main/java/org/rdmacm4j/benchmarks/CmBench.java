@@ -307,7 +307,7 @@ public final class CmBench {
         for (CompletableFuture<RdmaConnection> c : connects) {
             c.join().close();
         }
-        Waits.awaitEach(closed, WAIT_S);
+        await(CompletableFuture.allOf(closed.toArray(CompletableFuture[]::new)));
         long t2 = System.nanoTime();
         if (window == StormWindow.WHOLE || window == StormWindow.TEARDOWN) {
             w.close(n);

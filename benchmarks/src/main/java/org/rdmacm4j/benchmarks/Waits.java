@@ -1,6 +1,5 @@
 package org.rdmacm4j.benchmarks;
 
-import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -18,25 +17,6 @@ final class Waits {
             return f.get(seconds, TimeUnit.SECONDS);
         } catch (TimeoutException e) {
             throw new IllegalStateException("no completion within " + seconds + " s", e);
-        }
-    }
-
-    /**
-     * Every future of {@code fs} done within {@code seconds} in all, else an IllegalStateException.
-     * Waits for each in turn rather than on {@code CompletableFuture.allOf}: a thread waiting on an
-     * rdmacm4j future is woken by the dispatcher itself, while allOf hangs a dependent on each future,
-     * and a dependent runs on the callback executor (docs/api.md): a callback thread's wake-up per
-     * future, which the storm's teardown paid 500-1,000 times inside its window (s36-storm2: 6 futex
-     * calls and 4 context switches per connection more than C's loop).
-     */
-    static void awaitEach(List<? extends CompletableFuture<?>> fs, long seconds) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        for (CompletableFuture<?> f : fs) {
-            try {
-                f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (TimeoutException e) {
-                throw new IllegalStateException("not all of " + fs.size() + " completions within " + seconds + " s", e);
-            }
         }
     }
 
