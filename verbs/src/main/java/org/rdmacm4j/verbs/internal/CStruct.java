@@ -105,6 +105,9 @@ public final class CStruct {
      * per call). Global scope, as a pointer read gives. Only for memory the libraries hand over.
      */
     public MemorySegment at(long address) {
+        if (address == 0L) {   // a NULL pointer would be sized into a segment at address 0, not refused
+            throw new IllegalArgumentException(cName + " at NULL");
+        }
         return Decode.ALL_MEMORY.asSlice(address, size);
     }
 

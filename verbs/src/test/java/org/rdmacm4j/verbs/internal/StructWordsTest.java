@@ -148,6 +148,8 @@ class StructWordsTest {
             assertThat(viaAt.byteSize()).isEqualTo(viaField.byteSize()).isEqualTo(Layouts.RDMA_CM_ID.size());
             assertThat(viaAt.scope()).isEqualTo(viaField.scope());
             assertThat(viaAt.isNative()).isTrue();
+            assertThatThrownBy(() -> Layouts.RDMA_CM_ID.at(0L)).as("NULL is refused, not sized")
+                    .isInstanceOf(IllegalArgumentException.class);
         }
     }
 
