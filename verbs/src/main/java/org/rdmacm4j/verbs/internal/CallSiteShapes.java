@@ -102,9 +102,13 @@ final class CallSiteShapes {
         try { int r = (int) none.invokeExact(0); } catch (Throwable e) { sites += expected(e); }
         // (int,long,int,int)int: epoll_wait
         try { int r = (int) none.invokeExact(0, 0L, 0, 0); } catch (Throwable e) { sites += expected(e); }
+        // (int,long,long)long: read(2), write(2) (SysLib's first tries)
+        try { long r = (long) none.invokeExact(0, 0L, 0L); } catch (Throwable e) { sites += expected(e); }
         // The JDK's own call into each native stub, at the first call through the handle: the
         // target's address, then every argument as the stub takes it (an address as a long), the
         // result likewise. Named by the holders whose handles have that raw shape.
+        // (long,int,long,long)long: SysLib's read(2), write(2)
+        try { long r = (long) none.invokeExact(0L, 0, 0L, 0L); } catch (Throwable e) { sites += expected(e); }
         // (long,int)int: DevNull
         try { int r = (int) none.invokeExact(0L, 0); } catch (Throwable e) { sites += expected(e); }
         // (long)int: AckCmEvent (the event by address); DeallocPd, DeregMr, DestroyCompChannel, DestroyCq (pointers as longs)

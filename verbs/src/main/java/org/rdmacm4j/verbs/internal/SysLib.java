@@ -13,7 +13,8 @@ import java.lang.invoke.MethodHandle;
 /**
  * The libc calls behind {@code org.rdmacm4j.verbs.sys}: epoll_create1, epoll_ctl, epoll_wait,
  * eventfd, read, write, close. Every handle captures errno (the first argument is
- * {@link Errno#state()}); none is critical (epoll_wait blocks). Buffers are passed by address
+ * {@link Errno#state()}) except the first tries of epoll_wait, read and write, which learn errno by a
+ * second, capturing call after a failure; none is critical (epoll_wait blocks). Buffers are passed by address
  * ({@link Native#POINTER}: the dispatcher's wait loop makes these calls on every wake-up), out of
  * memory the caller holds across the call. Any thread.
  */
@@ -60,12 +61,23 @@ public final class SysLib {
     // int eventfd(unsigned int initval, int flags)
     private static final MethodHandle EVENTFD = Native.errno(Libraries.libc(), "eventfd",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
-    // ssize_t read(int fd, void *buf, size_t count)
-    private static final MethodHandle READ = Native.errno(Libraries.libc(), "read",
+    // ssize_t read(int fd, void *buf, size_t count) and ssize_t write(int fd, const void *buf, size_t
+    // count): without errno capture, tried first, as epoll_wait. Only the eventfd reads and writes
+    // through them (every wake-up of the dispatcher and the poller, several per connection), and
+    // there a failure is rare (a read only follows epoll's readiness) and changes nothing.
+    private static final MethodHandle READ = Native.plain(Libraries.libc(), "read",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, POINTER, JAVA_LONG));
-    // ssize_t write(int fd, const void *buf, size_t count)
-    private static final MethodHandle WRITE = Native.errno(Libraries.libc(), "write",
+    private static final MethodHandle WRITE = Native.plain(Libraries.libc(), "write",
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, POINTER, JAVA_LONG));
+    /** Only after a failed read or write: linked on first use. */
+    private static final class ReadCapturing {
+        static final MethodHandle H = Native.errno(Libraries.libc(), "read",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, POINTER, JAVA_LONG));
+    }
+    private static final class WriteCapturing {
+        static final MethodHandle H = Native.errno(Libraries.libc(), "write",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, POINTER, JAVA_LONG));
+    }
     // int close(int fd)
     private static final MethodHandle CLOSE = Native.errno(Libraries.libc(), "close",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT));
@@ -127,22 +139,37 @@ public final class SysLib {
         }
     }
 
-    /** read(2) once: bytes read, or -errno. */
+    /**
+     * read(2) of a descriptor whose failed read changes nothing (an eventfd): bytes read, or -errno.
+     * Made without errno capture; only a failure is made again with capture to learn errno, and that
+     * second read may succeed (the counter was signalled in between), which is a read like any other.
+     */
     public static long read(int fd, long buf, long count) {
         try {
+            long fast = (long) READ.invokeExact(fd, buf, count);
+            if (fast >= 0) {
+                return fast;
+            }
             MemorySegment st = Errno.state();
-            long n = (long) READ.invokeExact(st, fd, buf, count);
+            long n = (long) ReadCapturing.H.invokeExact(st, fd, buf, count);
             return n >= 0 ? n : -Errno.read(st);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
     }
 
-    /** write(2) once: bytes written, or -errno. */
+    /**
+     * write(2) of a descriptor whose failed write changes nothing (an eventfd): bytes written, or
+     * -errno; made as {@link #read}, capturing errno only on a second try after a failure.
+     */
     public static long write(int fd, long buf, long count) {
         try {
+            long fast = (long) WRITE.invokeExact(fd, buf, count);
+            if (fast >= 0) {
+                return fast;
+            }
             MemorySegment st = Errno.state();
-            long n = (long) WRITE.invokeExact(st, fd, buf, count);
+            long n = (long) WriteCapturing.H.invokeExact(st, fd, buf, count);
             return n >= 0 ? n : -Errno.read(st);
         } catch (Throwable t) {
             throw Native.rethrow(t);

@@ -111,4 +111,25 @@ class NativeSupportTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unresolved");
         assertThatThrownBy(() -> new InetSocketAddress(70000)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void readAndWriteLearnErrnoOnlyAfterAFailedFirstTry() {
+        // The first try is linked without errno capture; a failure is made again with capture. A
+        // closed descriptor fails both times, and the errno must be the second call's: EBADF (9).
+        try (Arena arena = Arena.ofConfined()) {
+            long buf = arena.allocate(8).address();
+            assertThat(SysLib.read(-1, buf, 8)).isEqualTo(-9);
+            assertThat(SysLib.write(-1, buf, 8)).isEqualTo(-9);
+            int fd = SysLib.eventfd(0, SysLib.EFD_NONBLOCK | SysLib.EFD_CLOEXEC);
+            try {
+                assertThat(SysLib.read(fd, buf, 8)).as("an unsignalled eventfd: EAGAIN").isEqualTo(-Libc.EAGAIN);
+                MemorySegment.ofAddress(buf).reinterpret(8).set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 5L);
+                assertThat(SysLib.write(fd, buf, 8)).isEqualTo(8);
+                assertThat(SysLib.read(fd, buf, 8)).isEqualTo(8);
+                assertThat(MemorySegment.ofAddress(buf).reinterpret(8).get(ValueLayout.JAVA_LONG_UNALIGNED, 0)).isEqualTo(5L);
+            } finally {
+                assertThat(SysLib.close(fd)).isZero();
+            }
+        }
+    }
 }

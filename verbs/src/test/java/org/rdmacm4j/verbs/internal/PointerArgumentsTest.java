@@ -48,8 +48,8 @@ class PointerArgumentsTest {
         m.put("ibv_context_ops.req_notify_cq", new Handle(OpsTable.REQ_NOTIFY_CQ, 1));
         m.put("epoll_ctl", new Handle(sysLib("EPOLL_CTL"), 1));
         m.put("epoll_wait", new Handle(sysLib("EPOLL_WAIT_PLAIN"), 0));
-        m.put("read", new Handle(sysLib("READ"), 1));
-        m.put("write", new Handle(sysLib("WRITE"), 1));
+        m.put("read", new Handle(sysLib("READ"), 0));
+        m.put("write", new Handle(sysLib("WRITE"), 0));
         return m;
     }
 
