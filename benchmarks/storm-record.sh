@@ -7,13 +7,15 @@
 # kernel's symbols and C1's perf map live): NAME.comm.txt (samples by thread name and DSO),
 # NAME.ksym.txt (kernel symbols of the event thread: C's one thread, rdmacm4j's dispatcher) and
 # NAME.kcallers.txt (the same samples as caller chains, to see which syscall each kernel symbol
-# serves).
+# serves), NAME.script.gz (every sample's thread and call chain, for benchmarks/storm_record.py:
+# kernel time by system call per connection) and NAME.freq.
 #   it/rig/guest.sh --timeout 900 --out OUT -- env MODE=teardown K=2000 N=500 \
 #       bash benchmarks/storm-record.sh OUT JAR CEL_SOURCE_DIR
-# (OUT must lie inside the checkout: the guest writes only there.)
+# (OUT must lie inside the checkout: the guest writes only there.) Then:
+#   python3 benchmarks/storm_record.py OUT c-teardown j-teardown
 set -u
 OUT=$1; JAR=$2; SRC=$3
-MODE=${MODE:-teardown}; K=${K:-2000}; N=${N:-500}; FREQ=${FREQ:-2999}
+MODE=${MODE:-teardown}; K=${K:-2000}; N=${N:-500}; FREQ=${FREQ:-999}
 ulimit -n 1048576 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 gcc -O2 -Wall -fno-omit-frame-pointer -o /tmp/cel "$SRC/cm_event_loop.c" -lrdmacm -libverbs || exit 1
 cp "$JAR" /tmp/storm-bench.jar   # a copy: a rebuild on the host during the run changes nothing measured
@@ -27,6 +29,8 @@ record() {   # record NAME EVENT-THREAD-COMM CMD...
     -o "$OUT/$name.perf.data" -- \
     "$@" warm 192.0.2.1 192.0.2.3 $port "$K" "$((K / 2 + 1))" "$N" > "$OUT/$name.txt" 2>&1
   echo "$name rc $? $(date +%T)"
+  echo "$FREQ" > "$OUT/$name.freq"
+  perf script -i "$OUT/$name.perf.data" -F comm,tid,ip,sym 2>/dev/null | gzip > "$OUT/$name.script.gz"
   perf report -i "$OUT/$name.perf.data" --no-children --sort comm,dso --stdio -g none 2>/dev/null \
     | grep -v '^$' | head -40 > "$OUT/$name.comm.txt"
   perf report -i "$OUT/$name.perf.data" --no-children --comm "$comm" --dsos '[kernel.kallsyms]' \
