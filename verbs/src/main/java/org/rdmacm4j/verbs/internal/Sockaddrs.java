@@ -66,7 +66,7 @@ public final class Sockaddrs {
             // (each a VarHandle chain or a checked copy under C1; 53 of the dispatcher's 6,176 Java
             // samples in a warm CmBench run, issue 21). sin_zero stays as the zeroed memory has it.
             byte[] b = ip.getAddress();
-            int familyAndPort = (AF_INET & 0xFFFF) | (Short.reverseBytes((short) a.getPort()) & 0xFFFF) << 16;
+            int familyAndPort = Words.shorts(AF_INET, Short.reverseBytes((short) a.getPort()));
             s.set(JAVA_LONG_UNALIGNED, 0, Words.ints(familyAndPort, ipv4Raw(b)));
         } else if (ip instanceof Inet6Address v6) {
             s.set(JAVA_SHORT_UNALIGNED, 0, AF_INET6);

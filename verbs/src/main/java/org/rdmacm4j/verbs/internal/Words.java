@@ -35,6 +35,11 @@ public final class Words {
         return (lo & 0xFFFFFFFFL) | ((long) hi << 32);
     }
 
+    /** Two 16-bit fields, {@code lo} at the int's address and {@code hi} 2 bytes after it. */
+    public static int shorts(int lo, int hi) {
+        return (lo & 0xFFFF) | (hi & 0xFFFF) << 16;
+    }
+
     /** The 32-bit field at the word's address. */
     public static int lo(long word) {
         return (int) word;

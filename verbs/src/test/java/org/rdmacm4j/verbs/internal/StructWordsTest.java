@@ -46,6 +46,12 @@ class StructWordsTest {
                 for (int at = 0; at <= 6; at++) {
                     assertThat(Words.u16(w, at)).isEqualTo(Short.toUnsignedInt(s.get(JAVA_SHORT_UNALIGNED, at)));
                 }
+                short s0 = (short) r.nextInt();
+                short s1 = (short) r.nextInt();
+                s.set(JAVA_SHORT_UNALIGNED, 0, s0);
+                s.set(JAVA_SHORT_UNALIGNED, 2, s1);
+                assertThat(Words.shorts(s0, s1)).as("sign bits of lo must not reach hi")
+                        .isEqualTo(s.get(JAVA_INT_UNALIGNED, 0));
                 int[] b = new int[8];
                 for (int i = 0; i < 8; i++) {
                     b[i] = r.nextInt();   // only the low 8 bits count
