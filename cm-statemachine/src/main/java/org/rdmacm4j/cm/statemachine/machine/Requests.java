@@ -71,7 +71,7 @@ final class Requests {
                 break;
             }
         }
-        out.add(at, new Action.SettleRequest());
+        out.add(at, Singletons.SETTLE_REQUEST);
     }
 
     /** The request died before the application decided: tell its ConnectionRequest, remember why. */
