@@ -36,6 +36,8 @@ public final class Timers {
     private static final Timers[] IDLE = new Timers[SHARED_GENERATIONS + 1];
     /** {@code JUST_ARMED[kind][g]}: only {@code kind} armed, generation {@code g}, next {@code g + 1} (g 0 unused). */
     private static final Timers[][] JUST_ARMED = new Timers[KINDS.length][SHARED_GENERATIONS];
+    /** {@code CANCELS[kind][g]}: the CancelTimer of {@code kind}'s generation {@code g} (g 0 unused). */
+    private static final Action.CancelTimer[][] CANCELS = new Action.CancelTimer[KINDS.length][SHARED_GENERATIONS];
 
     static {
         checkArgument(KINDS.length <= Integer.SIZE, "the armed kinds are bits of an int");
@@ -43,12 +45,14 @@ public final class Timers {
         // equals, and nearly every arm and cancel of every step lands on one of them, so the common
         // steps make no Timers (and no array) at all. Arm from nothing always lands on JUST_ARMED
         // (the next generation is the armed one plus one); cancel or fire of the last timer on IDLE.
+        // The CancelTimer actions are values of kind and generation too, shared the same way.
         for (int n = 1; n <= SHARED_GENERATIONS; n++) {
             IDLE[n] = new Timers(0, NO_GENERATIONS, n);
         }
         for (TimerKind kind : KINDS) {
             for (int g = 1; g < SHARED_GENERATIONS; g++) {
                 JUST_ARMED[kind.ordinal()][g] = new Timers(bit(kind), new long[] {g}, g + 1);
+                CANCELS[kind.ordinal()][g] = new Action.CancelTimer(kind, g);
             }
         }
     }
@@ -116,6 +120,12 @@ public final class Timers {
         return NONE;
     }
 
+    /** The CancelTimer of {@code kind}'s {@code generation}: a shared value if there is one. */
+    private static Action.CancelTimer cancelAction(TimerKind kind, long generation) {
+        return generation >= 1 && generation < SHARED_GENERATIONS ? CANCELS[kind.ordinal()][(int) generation]
+                : new Action.CancelTimer(kind, generation);
+    }
+
     /** Nothing armed, {@code nextGeneration} next: a shared value if there is one. */
     private static Timers idle(long nextGeneration) {
         return nextGeneration >= 1 && nextGeneration <= SHARED_GENERATIONS ? IDLE[(int) nextGeneration]
@@ -155,7 +165,7 @@ public final class Timers {
         int i = index(kind);
         long[] next;
         if (isArmed(kind)) {
-            out.add(new Action.CancelTimer(kind, generations[i]));
+            out.add(cancelAction(kind, generations[i]));
         }
         out.add(new Action.ArmTimer(kind, nextGeneration, Math.max(0, delayNanos)));
         if ((armedKinds & ~bit(kind)) == 0 && nextGeneration >= 1 && nextGeneration < SHARED_GENERATIONS) {
@@ -178,7 +188,7 @@ public final class Timers {
         if (!isArmed(kind)) {
             return this;
         }
-        out.add(new Action.CancelTimer(kind, generations[index(kind)]));
+        out.add(cancelAction(kind, generations[index(kind)]));
         return without(kind);
     }
 
@@ -194,7 +204,7 @@ public final class Timers {
         int i = 0;
         for (TimerKind kind : KINDS) {
             if (isArmed(kind)) {
-                out.add(new Action.CancelTimer(kind, generations[i++]));
+                out.add(cancelAction(kind, generations[i++]));
             }
         }
         return idle(nextGeneration);

@@ -116,6 +116,20 @@ class TimersTest {
         assertThat(t).isEqualTo(new Timers(Map.of(TimerKind.RETRY_BACKOFF, 40L), 41));
         assertThat(t.cancelAll(out)).isEqualTo(new Timers(Map.of(), 41));
         assertThat(t.cancelAll(out).nextGeneration()).isEqualTo(41);
+        ActionList last = new ActionList();
+        t.cancel(TimerKind.RETRY_BACKOFF, last);
+        assertThat(last).containsExactly(new Action.CancelTimer(TimerKind.RETRY_BACKOFF, 40));
+    }
+
+    @Test
+    void cancelActionsOfSmallGenerationsAreSharedValues() {
+        ActionList first = new ActionList();
+        ActionList second = new ActionList();
+        Timers armed = Timers.none().arm(TimerKind.QUIESCE_DEADLINE, 1, new ActionList());
+        armed.cancel(TimerKind.QUIESCE_DEADLINE, first);
+        armed.cancelAll(second);
+        assertThat(first).containsExactly(new Action.CancelTimer(TimerKind.QUIESCE_DEADLINE, 1));
+        assertThat(second.get(0)).isSameAs(first.get(0));
     }
 
     @Test
