@@ -58,9 +58,9 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
             // no emitter, no dispatch for them.
             return new Transition<>(state, ActionList.none());
         }
-        Emitter out = new Emitter();
-        out.ackIfEvent(input, variant);
         Draft d = state.context().draft();
+        Emitter out = d;   // the draft is the step's emitter too: one object, not two
+        out.ackIfEvent(input, variant);
         ActivePhase next = input instanceof Input.TimerExpired t && !d.timers.isCurrent(t)
                 ? state.phase()   // a cancelled or superseded timer: harmless, ignore
                 : dispatch(state.phase(), input, variant, d, out);

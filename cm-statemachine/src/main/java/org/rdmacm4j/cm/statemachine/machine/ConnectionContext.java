@@ -117,9 +117,9 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
      * a shared empty list, the request's params) calls G1's post-barrier stub; perf of
      * StepCostHarness put a quarter of those calls in this constructor when it copied all eleven.
      * A step that changed nothing gets its old context back from {@link #build} instead of an
-     * equal new one.
+     * equal new one. The draft is the step's {@link Emitter} as well (one object per step, not two).
      */
-    static final class Draft {
+    static final class Draft extends Emitter {
         private final ConnectionContext base;
         long pendingOpen;
         int attempts;

@@ -57,8 +57,8 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
      *                     max_qp_init_rd_atom (retry counts are ignored)
      */
     public Transition<PassiveState> open(Input.CmEvent request, CmTuning deviceLimits) {
-        Emitter out = new Emitter();
-        Draft d = Requests.open(request, deviceLimits, policy, out);
+        Draft d = Requests.open(request, deviceLimits, policy);
+        Emitter out = d;
         return new Transition<>(new PassiveState(PassivePhase.REQUEST_RECEIVED, d.build()), out.list());
     }
 
@@ -72,9 +72,9 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
             // one after the accept's step, so that step costs no draft, emitter or dispatch.
             return new Transition<>(state, ActionList.none());
         }
-        Emitter out = new Emitter();
-        out.ackIfEvent(input, variant);
         Draft d = state.context().draft();
+        Emitter out = d;   // the draft is the step's emitter too: one object, not two
+        out.ackIfEvent(input, variant);
         PassivePhase next = input instanceof Input.TimerExpired t && !d.timers.isCurrent(t)
                 ? state.phase()
                 : dispatch(state.phase(), input, variant, d, out);

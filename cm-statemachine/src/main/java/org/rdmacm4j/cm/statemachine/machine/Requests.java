@@ -22,15 +22,18 @@ final class Requests {
     private Requests() {
     }
 
-    /** A fresh id opened from {@code request}: remembers its data and params, arms the decision deadline. */
-    static Draft open(Input.CmEvent request, CmTuning deviceLimits, ConnectionPolicy p, Emitter out) {
+    /**
+     * A fresh id opened from {@code request}: remembers its data and params, arms the decision
+     * deadline. The draft is the open's emitter too (its actions).
+     */
+    static Draft open(Input.CmEvent request, CmTuning deviceLimits, ConnectionPolicy p) {
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(deviceLimits, "deviceLimits");
         Draft d = ConnectionContext.fresh().draft();
         d.request(PrivateData.decode(request.params().privateData()), request.params(),
                 acceptTuning(p.tuning(), request.params(), deviceLimits));
         d.settleOwed = true;
-        d.timers = d.timers.arm(TimerKind.DECISION_DEADLINE, p.deadlines().decision().toNanos(), out.actions);
+        d.timers = d.timers.arm(TimerKind.DECISION_DEADLINE, p.deadlines().decision().toNanos(), d.actions);
         return d;
     }
 

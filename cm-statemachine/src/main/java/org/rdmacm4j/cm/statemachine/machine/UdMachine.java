@@ -61,16 +61,16 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
      * @param deviceLimits the device's limits (a SIDR reply has no RDMA read resources; kept for symmetry)
      */
     public Transition<UdState> openRequest(Input.CmEvent request, CmTuning deviceLimits) {
-        Emitter out = new Emitter();
-        Draft d = Requests.open(request, deviceLimits, policy, out);
+        Draft d = Requests.open(request, deviceLimits, policy);
+        Emitter out = d;
         return new Transition<>(new UdState(UdPhase.REQUEST_RECEIVED, d.build()), out.list());
     }
 
     @Override
     public Transition<UdState> step(UdState state, Input input) {
-        Emitter out = new Emitter();
-        out.ackIfEvent(input);
         Draft d = state.context().draft();
+        Emitter out = d;   // the draft is the step's emitter too: one object, not two
+        out.ackIfEvent(input);
         UdPhase next = input instanceof Input.TimerExpired t && !d.timers.isCurrent(t)
                 ? state.phase()
                 : dispatch(state.phase(), input, d, out);
