@@ -17,15 +17,14 @@ import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
  * which futures are owed, which timers are armed. Immutable; a step works on a {@link Draft} and
  * freezes it.
  *
- * <p>Held as the fields nearly every step writes (the flags, the open's request number and
- * attempts, the timers) and one {@link Refs} value for the references few steps write, shared
- * from context to context until a step changes one of them. Why: every step of every id makes a
- * context and a draft on the dispatcher thread; with all twenty-three values in each, the two
- * were about a third of the bytes StepCostHarness counts per connection. The accessors and the
- * constructor of all twenty-three values stay as they were.
+ * <p>Held as the fields nearly every step writes (the flags, the open's request number, the
+ * timers) and one {@link RarelySet} value for the values few steps write (the references and the
+ * retry count), shared from context to context until a step changes one of them. Why: every step
+ * of every id makes a context and a draft on the dispatcher thread; with all twenty-three values
+ * in each, the two were about a third of the bytes StepCostHarness counts per connection. The
+ * accessors and the constructor of all twenty-three values stay as they were.
  *
  * @param pendingOpen     request number of the connect/accept future still owed, 0 if none
- * @param attempts        retries used by the current connect
  * @param hasId           the rdma_cm_id exists
  * @param hasQp           the QP exists
  * @param hasCq           the CQ(s) and completion channel exist
@@ -40,12 +39,12 @@ import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
  * @param disconnectAnswered the peer's DISCONNECTED was answered with rdma_disconnect (the DREP of
  *                        a crossing disconnect), once per id
  * @param timers          the armed timers
- * @param refs            the references few steps write (see {@link Refs})
+ * @param rarelySet       the values few steps write (see {@link RarelySet})
  */
-public record ConnectionContext(long pendingOpen, int attempts, boolean hasId, boolean hasQp, boolean hasCq,
+public record ConnectionContext(long pendingOpen, boolean hasId, boolean hasQp, boolean hasCq,
                                 boolean connectSent, boolean connectionLost, boolean disconnectSent,
                                 boolean established, boolean settleOwed, boolean connectOutstanding,
-                                boolean disconnectAnswered, Timers timers, Refs refs) {
+                                boolean disconnectAnswered, Timers timers, RarelySet rarelySet) {
 
     /** Where a retry resumes. */
     public enum RetryFrom {
@@ -61,10 +60,12 @@ public record ConnectionContext(long pendingOpen, int attempts, boolean hasId, b
     public record Group(long request, boolean joined, int rejoins) { }
 
     /**
-     * The references of a context that few steps write, one value shared by every context until a
-     * step changes one of them (then a new value, copied once: {@code with...}).
+     * The values of a context that few steps write (its references and the retry count), one value
+     * shared by every context until a step changes one of them (then a new value, copied once:
+     * {@code with...}).
      *
      * @param openPayload     private data to send with (re)connects or the accept
+     * @param attempts        retries used by the current connect
      * @param closeWaiters    close (and abort) requests to complete when the id is closed, in order
      * @param disconnectWaiters disconnect requests to complete when the connection ends, in order
      * @param retryFrom       where the next retry starts
@@ -78,11 +79,11 @@ public record ConnectionContext(long pendingOpen, int attempts, boolean hasId, b
      * @param pendingOutcome  the outcome of {@code pendingOpen}, completed on CallsSucceeded (the open's
      *                        last fallible calls ran in the previous step); null if none is deferred
      */
-    public record Refs(PrivateData openPayload, List<Long> closeWaiters, List<Long> disconnectWaiters,
-                       RetryFrom retryFrom, Map<String, Group> groups, PrivateData.Received peerData,
-                       EventParams requestParams, CmTuning acceptTuning, Failure.Expired expired,
-                       Outcome pendingOutcome) {
-        public Refs {
+    public record RarelySet(PrivateData openPayload, int attempts, List<Long> closeWaiters,
+                            List<Long> disconnectWaiters, RetryFrom retryFrom, Map<String, Group> groups,
+                            PrivateData.Received peerData, EventParams requestParams, CmTuning acceptTuning,
+                            Failure.Expired expired, Outcome pendingOutcome) {
+        public RarelySet {
             closeWaiters = waiters(closeWaiters);
             disconnectWaiters = waiters(disconnectWaiters);
             Objects.requireNonNull(retryFrom, "retryFrom");
@@ -95,55 +96,60 @@ public record ConnectionContext(long pendingOpen, int attempts, boolean hasId, b
             Objects.requireNonNull(requestParams, "requestParams");
         }
 
-        Refs withOpenPayload(PrivateData payload) {
-            return new Refs(payload, closeWaiters, disconnectWaiters, retryFrom, groups, peerData, requestParams,
-                    acceptTuning, expired, pendingOutcome);
-        }
-
-        Refs withCloseWaiters(List<Long> waiters) {
-            return new Refs(openPayload, waiters, disconnectWaiters, retryFrom, groups, peerData, requestParams,
-                    acceptTuning, expired, pendingOutcome);
-        }
-
-        Refs withDisconnectWaiters(List<Long> waiters) {
-            return new Refs(openPayload, closeWaiters, waiters, retryFrom, groups, peerData, requestParams,
-                    acceptTuning, expired, pendingOutcome);
-        }
-
-        Refs withRetryFrom(RetryFrom from) {
-            return new Refs(openPayload, closeWaiters, disconnectWaiters, from, groups, peerData, requestParams,
-                    acceptTuning, expired, pendingOutcome);
-        }
-
-        Refs withGroups(Map<String, Group> newGroups) {
-            return new Refs(openPayload, closeWaiters, disconnectWaiters, retryFrom, newGroups, peerData,
+        RarelySet withOpenPayload(PrivateData payload) {
+            return new RarelySet(payload, attempts, closeWaiters, disconnectWaiters, retryFrom, groups, peerData,
                     requestParams, acceptTuning, expired, pendingOutcome);
         }
 
-        Refs withRequest(PrivateData.Received data, EventParams params, CmTuning tuning) {
-            return new Refs(openPayload, closeWaiters, disconnectWaiters, retryFrom, groups, data, params, tuning,
-                    expired, pendingOutcome);
+        RarelySet withAttempts(int n) {
+            return new RarelySet(openPayload, n, closeWaiters, disconnectWaiters, retryFrom, groups, peerData,
+                    requestParams, acceptTuning, expired, pendingOutcome);
         }
 
-        Refs withExpired(Failure.Expired why) {
-            return new Refs(openPayload, closeWaiters, disconnectWaiters, retryFrom, groups, peerData, requestParams,
-                    acceptTuning, why, pendingOutcome);
+        RarelySet withCloseWaiters(List<Long> waiters) {
+            return new RarelySet(openPayload, attempts, waiters, disconnectWaiters, retryFrom, groups, peerData,
+                    requestParams, acceptTuning, expired, pendingOutcome);
         }
 
-        Refs withPendingOutcome(Outcome outcome) {
-            return new Refs(openPayload, closeWaiters, disconnectWaiters, retryFrom, groups, peerData, requestParams,
-                    acceptTuning, expired, outcome);
+        RarelySet withDisconnectWaiters(List<Long> waiters) {
+            return new RarelySet(openPayload, attempts, closeWaiters, waiters, retryFrom, groups, peerData,
+                    requestParams, acceptTuning, expired, pendingOutcome);
+        }
+
+        RarelySet withRetryFrom(RetryFrom from) {
+            return new RarelySet(openPayload, attempts, closeWaiters, disconnectWaiters, from, groups, peerData,
+                    requestParams, acceptTuning, expired, pendingOutcome);
+        }
+
+        RarelySet withGroups(Map<String, Group> newGroups) {
+            return new RarelySet(openPayload, attempts, closeWaiters, disconnectWaiters, retryFrom, newGroups,
+                    peerData, requestParams, acceptTuning, expired, pendingOutcome);
+        }
+
+        RarelySet withRequest(PrivateData.Received data, EventParams params, CmTuning tuning) {
+            return new RarelySet(openPayload, attempts, closeWaiters, disconnectWaiters, retryFrom, groups, data,
+                    params, tuning, expired, pendingOutcome);
+        }
+
+        RarelySet withExpired(Failure.Expired why) {
+            return new RarelySet(openPayload, attempts, closeWaiters, disconnectWaiters, retryFrom, groups, peerData,
+                    requestParams, acceptTuning, why, pendingOutcome);
+        }
+
+        RarelySet withPendingOutcome(Outcome outcome) {
+            return new RarelySet(openPayload, attempts, closeWaiters, disconnectWaiters, retryFrom, groups, peerData,
+                    requestParams, acceptTuning, expired, outcome);
         }
     }
 
     public ConnectionContext {
         Objects.requireNonNull(timers, "timers");
-        Objects.requireNonNull(refs, "refs");
+        Objects.requireNonNull(rarelySet, "rarelySet");
     }
 
     /**
-     * A context from every value (the constructor of the record this was before its references
-     * moved to {@link Refs}).
+     * A context from every value (the constructor of the record this was before those few steps
+     * write moved to {@link RarelySet}).
      */
     public ConnectionContext(long pendingOpen, PrivateData openPayload, List<Long> closeWaiters,
                              List<Long> disconnectWaiters, int attempts, RetryFrom retryFrom, boolean hasId,
@@ -152,65 +158,70 @@ public record ConnectionContext(long pendingOpen, int attempts, boolean hasId, b
                              Map<String, Group> groups, PrivateData.Received peerData, EventParams requestParams,
                              CmTuning acceptTuning, boolean settleOwed, Failure.Expired expired,
                              Outcome pendingOutcome, boolean connectOutstanding, boolean disconnectAnswered) {
-        this(pendingOpen, attempts, hasId, hasQp, hasCq, connectSent, connectionLost, disconnectSent, established,
-                settleOwed, connectOutstanding, disconnectAnswered, timers, new Refs(openPayload, closeWaiters,
-                        disconnectWaiters, retryFrom, groups, peerData, requestParams, acceptTuning, expired,
-                        pendingOutcome));
+        this(pendingOpen, hasId, hasQp, hasCq, connectSent, connectionLost, disconnectSent, established,
+                settleOwed, connectOutstanding, disconnectAnswered, timers, new RarelySet(openPayload, attempts,
+                        closeWaiters, disconnectWaiters, retryFrom, groups, peerData, requestParams, acceptTuning,
+                        expired, pendingOutcome));
+    }
+
+    /** Retries used by the current connect. */
+    public int attempts() {
+        return rarelySet.attempts;
     }
 
     /** Private data to send with (re)connects or the accept. */
     public PrivateData openPayload() {
-        return refs.openPayload;
+        return rarelySet.openPayload;
     }
 
     /** Close (and abort) requests to complete when the id is closed, in order. */
     public List<Long> closeWaiters() {
-        return refs.closeWaiters;
+        return rarelySet.closeWaiters;
     }
 
     /** Disconnect requests to complete when the connection ends, in order. */
     public List<Long> disconnectWaiters() {
-        return refs.disconnectWaiters;
+        return rarelySet.disconnectWaiters;
     }
 
     /** Where the next retry starts. */
     public RetryFrom retryFrom() {
-        return refs.retryFrom;
+        return rarelySet.retryFrom;
     }
 
     /** UD: multicast groups joined or being joined, by group. */
     public Map<String, Group> groups() {
-        return refs.groups;
+        return rarelySet.groups;
     }
 
     /** Passive/UD server: the decoded private data of the request; otherwise nothing. */
     public PrivateData.Received peerData() {
-        return refs.peerData;
+        return rarelySet.peerData;
     }
 
     /** Passive/UD server: the request's copied params; otherwise None. */
     public EventParams requestParams() {
-        return refs.requestParams;
+        return rarelySet.requestParams;
     }
 
     /** Passive: the CmTuning rdma_accept uses; null for ids not opened from a request. */
     public CmTuning acceptTuning() {
-        return refs.acceptTuning;
+        return rarelySet.acceptTuning;
     }
 
     /** The request expired before a decision (null if not). */
     public Failure.Expired expired() {
-        return refs.expired;
+        return rarelySet.expired;
     }
 
     /** The outcome of {@code pendingOpen}, completed on CallsSucceeded; null if none is deferred. */
     public Outcome pendingOutcome() {
-        return refs.pendingOutcome;
+        return rarelySet.pendingOutcome;
     }
 
     /** List.of(): one instance, whatever the element type. */
     private static final List<Long> NO_WAITERS = List.of();
-    /** Map.of(): one instance; every Refs without groups holds it (the constructor sees to that). */
+    /** Map.of(): one instance; every RarelySet without groups holds it (the constructor sees to that). */
     private static final Map<String, Group> NO_GROUPS = Map.of();
     /** The class of List.of's one- and two-element lists, which never hold null and never change. */
     private static final Class<?> LIST12 = List.of(0L).getClass();
@@ -226,8 +237,8 @@ public record ConnectionContext(long pendingOpen, int attempts, boolean hasId, b
         return waiters == NO_WAITERS || waiters.getClass() == LIST12 ? waiters : List.copyOf(waiters);
     }
 
-    private static final ConnectionContext FRESH = new ConnectionContext(0, 0, true, false, false, false, false,
-            false, false, false, false, false, Timers.none(), new Refs(null, NO_WAITERS, NO_WAITERS,
+    private static final ConnectionContext FRESH = new ConnectionContext(0, true, false, false, false, false,
+            false, false, false, false, false, Timers.none(), new RarelySet(null, 0, NO_WAITERS, NO_WAITERS,
                     RetryFrom.RESOLVE_ADDR, NO_GROUPS, PrivateData.Received.nothing(), new EventParams.None(), null,
                     null, null));
 
@@ -243,8 +254,9 @@ public record ConnectionContext(long pendingOpen, int attempts, boolean hasId, b
     /**
      * The mutable working copy of one step; never escapes the step. Every step of every id makes
      * one on the dispatcher thread, so it copies little: the scalars and the timers (which most
-     * steps change) and the context's {@link Refs}, which a step that sets one of them replaces
-     * by a changed copy (a step sets one or two, and few steps set any). A step that changed
+     * steps change) and the context's {@link RarelySet}, which a step that sets one of its references
+     * replaces by a changed copy (a step sets one or two, and few steps set any; the retry count,
+     * a field here, goes into it at {@link #build}). A step that changed
      * nothing gets its old context back from {@link #build} instead of an equal new one. The draft
      * is the step's {@link Emitter} as well (one object per step, not two).
      */
@@ -264,13 +276,13 @@ public record ConnectionContext(long pendingOpen, int attempts, boolean hasId, b
         boolean connectOutstanding;
         boolean disconnectAnswered;
         /** base's until a step sets a reference that differs; then a new value. Never changed in place. */
-        private Refs refs;
-        private TreeMap<String, Group> groups;  // null: refs', untouched
+        private RarelySet rarelySet;
+        private TreeMap<String, Group> groups;  // null: rarelySet's, untouched
 
         Draft(ConnectionContext c) {
             base = c;
             pendingOpen = c.pendingOpen;
-            attempts = c.attempts;
+            attempts = c.rarelySet.attempts;
             hasId = c.hasId;
             hasQp = c.hasQp;
             hasCq = c.hasCq;
@@ -282,91 +294,91 @@ public record ConnectionContext(long pendingOpen, int attempts, boolean hasId, b
             settleOwed = c.settleOwed;
             connectOutstanding = c.connectOutstanding;
             disconnectAnswered = c.disconnectAnswered;
-            refs = c.refs;
+            rarelySet = c.rarelySet;
         }
 
         PrivateData openPayload() {
-            return refs.openPayload;
+            return rarelySet.openPayload;
         }
 
         void openPayload(PrivateData payload) {
-            if (payload != refs.openPayload) {
-                refs = refs.withOpenPayload(payload);
+            if (payload != rarelySet.openPayload) {
+                rarelySet = rarelySet.withOpenPayload(payload);
             }
         }
 
         RetryFrom retryFrom() {
-            return refs.retryFrom;
+            return rarelySet.retryFrom;
         }
 
         void retryFrom(RetryFrom from) {
-            if (from != refs.retryFrom) {
-                refs = refs.withRetryFrom(from);
+            if (from != rarelySet.retryFrom) {
+                rarelySet = rarelySet.withRetryFrom(from);
             }
         }
 
         PrivateData.Received peerData() {
-            return refs.peerData;
+            return rarelySet.peerData;
         }
 
         EventParams requestParams() {
-            return refs.requestParams;
+            return rarelySet.requestParams;
         }
 
         CmTuning acceptTuning() {
-            return refs.acceptTuning;
+            return rarelySet.acceptTuning;
         }
 
         /** What the id remembers of the request it was opened from. */
         void request(PrivateData.Received data, EventParams params, CmTuning tuning) {
-            refs = refs.withRequest(data, params, tuning);
+            rarelySet = rarelySet.withRequest(data, params, tuning);
         }
 
         Failure.Expired expired() {
-            return refs.expired;
+            return rarelySet.expired;
         }
 
         void expired(Failure.Expired why) {
-            if (why != refs.expired) {
-                refs = refs.withExpired(why);
+            if (why != rarelySet.expired) {
+                rarelySet = rarelySet.withExpired(why);
             }
         }
 
         Outcome pendingOutcome() {
-            return refs.pendingOutcome;
+            return rarelySet.pendingOutcome;
         }
 
         /** Sets the deferred outcome; clearing one that is not there (every teardown does) copies nothing. */
         void pendingOutcome(Outcome outcome) {
-            if (outcome != refs.pendingOutcome) {
-                refs = refs.withPendingOutcome(outcome);
+            if (outcome != rarelySet.pendingOutcome) {
+                rarelySet = rarelySet.withPendingOutcome(outcome);
             }
         }
 
         /** A close (or abort) waits for the id to close: its request completes when it does. */
         void addCloseWaiter(long request) {
-            refs = refs.withCloseWaiters(append(refs.closeWaiters, request));
+            rarelySet = rarelySet.withCloseWaiters(append(rarelySet.closeWaiters, request));
         }
 
         /** A disconnect waits for the connection to end. */
         void addDisconnectWaiter(long request) {
-            refs = refs.withDisconnectWaiters(append(refs.disconnectWaiters, request));
+            rarelySet = rarelySet.withDisconnectWaiters(append(rarelySet.disconnectWaiters, request));
         }
 
         /** The close waiters, in order, to complete now; none are left. No copy, none made if empty. */
         List<Long> takeCloseWaiters() {
-            List<Long> waiters = refs.closeWaiters;
+            List<Long> waiters = rarelySet.closeWaiters;
             if (waiters != NO_WAITERS) {
-                refs = refs.withCloseWaiters(NO_WAITERS);
+                rarelySet = rarelySet.withCloseWaiters(NO_WAITERS);
             }
             return waiters;
         }
 
         /** The disconnect waiters, in order, to complete now; none are left. */
         List<Long> takeDisconnectWaiters() {
-            List<Long> waiters = refs.disconnectWaiters;
+            List<Long> waiters = rarelySet.disconnectWaiters;
             if (waiters != NO_WAITERS) {
-                refs = refs.withDisconnectWaiters(NO_WAITERS);
+                rarelySet = rarelySet.withDisconnectWaiters(NO_WAITERS);
             }
             return waiters;
         }
@@ -388,33 +400,37 @@ public record ConnectionContext(long pendingOpen, int attempts, boolean hasId, b
         /** The multicast groups, to read or change (copied from the context on first use). */
         TreeMap<String, Group> groups() {
             if (groups == null) {
-                groups = new TreeMap<>(refs.groups);
+                groups = new TreeMap<>(rarelySet.groups);
             }
             return groups;
         }
 
         /** Whether there is any group, without copying them. */
         boolean hasGroups() {
-            // A Refs' empty groups are always NO_GROUPS: no interface call for RC ids.
-            return groups == null ? refs.groups != NO_GROUPS : !groups.isEmpty();
+            // A RarelySet's empty groups are always NO_GROUPS: no interface call for RC ids.
+            return groups == null ? rarelySet.groups != NO_GROUPS : !groups.isEmpty();
         }
 
         ConnectionContext build() {
-            Refs r = groups == null || groups.equals(refs.groups) ? refs : refs.withGroups(groups);
-            if (r == base.refs && unchangedScalars()) {
+            RarelySet r = groups == null || groups.equals(rarelySet.groups) ? rarelySet : rarelySet.withGroups(groups);
+            if (attempts != r.attempts) {
+                r = r.withAttempts(attempts);
+            }
+            if (r == base.rarelySet && unchangedScalars()) {
                 return base;
             }
-            return new ConnectionContext(pendingOpen, attempts, hasId, hasQp, hasCq, connectSent, connectionLost,
+            return new ConnectionContext(pendingOpen, hasId, hasQp, hasCq, connectSent, connectionLost,
                     disconnectSent, established, settleOwed, connectOutstanding, disconnectAnswered, timers, r);
         }
 
         /**
-         * Every scalar (and the timers) still holds the base's value (the same object, for the timers).
+         * Every scalar (and the timers) still holds the base's value (the same object, for the timers);
+         * the retry count is in the RarelySet by then (see build).
          * The timers first: nearly every step that changes anything arms or cancels one.
          */
         private boolean unchangedScalars() {
             ConnectionContext c = base;
-            return timers == c.timers && pendingOpen == c.pendingOpen && attempts == c.attempts && hasId == c.hasId
+            return timers == c.timers && pendingOpen == c.pendingOpen && hasId == c.hasId
                     && hasQp == c.hasQp && hasCq == c.hasCq && connectSent == c.connectSent
                     && connectionLost == c.connectionLost && disconnectSent == c.disconnectSent
                     && established == c.established && settleOwed == c.settleOwed && connectOutstanding == c.connectOutstanding

@@ -53,8 +53,12 @@ final class Requests {
             responder = Math.min(responder, reqResponder);
         }
         int initiator = Math.min(Math.min(policy.initiatorDepth(), device.initiatorDepth()), Math.max(0, reqInitiator));
-        return new CmTuning(Math.min(255, responder), Math.min(255, initiator), policy.retryCount(),
-                policy.rnrRetryCount());
+        responder = Math.min(255, responder);
+        initiator = Math.min(255, initiator);
+        if (responder == policy.responderResources() && initiator == policy.initiatorDepth()) {
+            return policy;   // nothing clamped (the usual case): the policy's own value, not an equal copy
+        }
+        return new CmTuning(responder, initiator, policy.retryCount(), policy.rnrRetryCount());
     }
 
     /**

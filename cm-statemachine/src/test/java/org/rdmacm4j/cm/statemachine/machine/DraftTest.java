@@ -17,7 +17,7 @@ import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
 import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
 
 /**
- * The Draft shares its context's references (one Refs value) until a step sets one that differs,
+ * The Draft shares its context's references (one RarelySet value) until a step sets one that differs,
  * and build() answers the context itself when nothing changed; ConnectionContext keeps List.of's
  * small waiter lists as they are and copies any other.
  */
@@ -103,16 +103,33 @@ class DraftTest {
         d.takeDisconnectWaiters();   // the context has some: a changed copy
         ConnectionContext b = d.build();
         assertThat(b.pendingOpen()).isEqualTo(9);
-        assertThat(b.refs()).isNotSameAs(c.refs());
+        assertThat(b.rarelySet()).isNotSameAs(c.rarelySet());
         ConnectionContext.Draft e = b.draft();
-        e.attempts = 5;
+        e.hasId = false;
         e.takeDisconnectWaiters();   // none left: nothing to copy
         e.pendingOutcome(b.pendingOutcome());
         ConnectionContext f = e.build();
-        assertThat(f.refs()).isSameAs(b.refs());
-        assertThat(f).isEqualTo(new ConnectionContext(9, PAYLOAD, List.of(1L), List.of(), 5, RetryFrom.NEW_ID, true,
+        assertThat(f.rarelySet()).isSameAs(b.rarelySet());
+        assertThat(f).isEqualTo(new ConnectionContext(9, PAYLOAD, List.of(1L), List.of(), 1, RetryFrom.NEW_ID, false,
                 false, true, true, false, false, true, Timers.none(), Map.of(), c.peerData(), c.requestParams(),
                 c.acceptTuning(), true, c.expired(), c.pendingOutcome(), true, false));
+    }
+
+    @Test
+    void theRetryCountIsARarelySetValue() {
+        ConnectionContext c = full();
+        ConnectionContext.Draft d = c.draft();
+        assertThat(d.attempts).isEqualTo(1);
+        d.attempts++;
+        d.attempts--;
+        assertThat(d.build()).isSameAs(c);
+        ConnectionContext.Draft e = c.draft();
+        e.attempts = 2;
+        ConnectionContext b = e.build();
+        assertThat(b.attempts()).isEqualTo(2);
+        assertThat(b.rarelySet().attempts()).isEqualTo(2);
+        assertThat(b.openPayload()).isSameAs(c.openPayload());
+        assertThat(b.draft().build()).isSameAs(b);
     }
 
     @Test
