@@ -42,8 +42,10 @@ public final class Bytes {
         return bytes.clone();
     }
 
+    /** The bytes {@code from} (inclusive) {@code to} (exclusive); one copy (of() would copy the copy again). */
     public Bytes slice(int from, int to) {
-        return of(Arrays.copyOfRange(bytes, from, to));
+        byte[] part = Arrays.copyOfRange(bytes, from, to);
+        return part.length == 0 ? EMPTY : new Bytes(part);
     }
 
     @Override

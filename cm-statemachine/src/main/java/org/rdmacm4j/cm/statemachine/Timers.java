@@ -17,18 +17,47 @@ import java.util.Objects;
  * just those kinds, in kind order, because every arm or cancel of every machine step makes a new
  * value on the dispatcher thread, and an id rarely has more than one timer armed: an arm or cancel
  * copies an array of one or two generations (none when the last is cancelled), where one
- * {@code long} per kind copied ten every time. The mutators append to an {@link ActionList}, a
+ * {@code long} per kind copied ten every time. The values with nothing or one just-armed timer and
+ * a small generation are made once and shared (see {@code IDLE}, {@code JUST_ARMED}): those are the
+ * values nearly every step arrives at. The mutators append to an {@link ActionList}, a
  * final class, not a {@code List}: an interface call and its bridge's cast to {@code Action} per
  * timer action cost C1's slow type check (see ActionList).
  */
 public final class Timers {
     private static final TimerKind[] KINDS = TimerKind.values();
     private static final long[] NO_GENERATIONS = {};
-    private static final Timers NONE = new Timers(0, NO_GENERATIONS, 1);
+
+    /**
+     * How many generations have shared values (below). An RC connection that opens and closes
+     * without a retry hands out five; a few retries stay below this.
+     */
+    private static final int SHARED_GENERATIONS = 16;
+    /** {@code IDLE[n]}: nothing armed, next generation {@code n} (index 0 unused). */
+    private static final Timers[] IDLE = new Timers[SHARED_GENERATIONS + 1];
+    /** {@code JUST_ARMED[kind][g]}: only {@code kind} armed, generation {@code g}, next {@code g + 1} (g 0 unused). */
+    private static final Timers[][] JUST_ARMED = new Timers[KINDS.length][SHARED_GENERATIONS];
+    /** {@code CANCELS[kind][g]}: the CancelTimer of {@code kind}'s generation {@code g} (g 0 unused). */
+    private static final Action.CancelTimer[][] CANCELS = new Action.CancelTimer[KINDS.length][SHARED_GENERATIONS];
 
     static {
         checkArgument(KINDS.length <= Integer.SIZE, "the armed kinds are bits of an int");
+        // Shared as Integer.valueOf shares small Integers: the values are immutable and compared by
+        // equals, and nearly every arm and cancel of every step lands on one of them, so the common
+        // steps make no Timers (and no array) at all. Arm from nothing always lands on JUST_ARMED
+        // (the next generation is the armed one plus one); cancel or fire of the last timer on IDLE.
+        // The CancelTimer actions are values of kind and generation too, shared the same way.
+        for (int n = 1; n <= SHARED_GENERATIONS; n++) {
+            IDLE[n] = new Timers(0, NO_GENERATIONS, n);
+        }
+        for (TimerKind kind : KINDS) {
+            for (int g = 1; g < SHARED_GENERATIONS; g++) {
+                JUST_ARMED[kind.ordinal()][g] = new Timers(bit(kind), new long[] {g}, g + 1);
+                CANCELS[kind.ordinal()][g] = new Action.CancelTimer(kind, g);
+            }
+        }
     }
+
+    private static final Timers NONE = idle(1);
 
     /** Bit {@code ordinal} set: that kind is armed. */
     private final int armedKinds;
@@ -91,6 +120,18 @@ public final class Timers {
         return NONE;
     }
 
+    /** The CancelTimer of {@code kind}'s {@code generation}: a shared value if there is one. */
+    private static Action.CancelTimer cancelAction(TimerKind kind, long generation) {
+        return generation >= 1 && generation < SHARED_GENERATIONS ? CANCELS[kind.ordinal()][(int) generation]
+                : new Action.CancelTimer(kind, generation);
+    }
+
+    /** Nothing armed, {@code nextGeneration} next: a shared value if there is one. */
+    private static Timers idle(long nextGeneration) {
+        return nextGeneration >= 1 && nextGeneration <= SHARED_GENERATIONS ? IDLE[(int) nextGeneration]
+                : new Timers(0, NO_GENERATIONS, nextGeneration);
+    }
+
     /** The armed timers, generation by kind, in kind order (a new unmodifiable map: for tests and documents). */
     public Map<TimerKind, Long> armed() {
         EnumMap<TimerKind, Long> m = new EnumMap<>(TimerKind.class);
@@ -124,17 +165,22 @@ public final class Timers {
         int i = index(kind);
         long[] next;
         if (isArmed(kind)) {
-            out.add(new Action.CancelTimer(kind, generations[i]));
+            out.add(cancelAction(kind, generations[i]));
+        }
+        out.add(new Action.ArmTimer(kind, nextGeneration, Math.max(0, delayNanos)));
+        if ((armedKinds & ~bit(kind)) == 0 && nextGeneration >= 1 && nextGeneration < SHARED_GENERATIONS) {
+            return JUST_ARMED[kind.ordinal()][(int) nextGeneration];   // the common case: nothing else armed
+        }
+        if (isArmed(kind)) {
             next = generations.clone();
         } else if (armedKinds == 0) {
-            next = new long[1];   // the common case: no copy
+            next = new long[1];
         } else {
             next = new long[generations.length + 1];
             System.arraycopy(generations, 0, next, 0, i);
             System.arraycopy(generations, i, next, i + 1, generations.length - i);
         }
         next[i] = nextGeneration;
-        out.add(new Action.ArmTimer(kind, nextGeneration, Math.max(0, delayNanos)));
         return new Timers(armedKinds | bit(kind), next, nextGeneration + 1);
     }
 
@@ -142,7 +188,7 @@ public final class Timers {
         if (!isArmed(kind)) {
             return this;
         }
-        out.add(new Action.CancelTimer(kind, generations[index(kind)]));
+        out.add(cancelAction(kind, generations[index(kind)]));
         return without(kind);
     }
 
@@ -158,15 +204,15 @@ public final class Timers {
         int i = 0;
         for (TimerKind kind : KINDS) {
             if (isArmed(kind)) {
-                out.add(new Action.CancelTimer(kind, generations[i++]));
+                out.add(cancelAction(kind, generations[i++]));
             }
         }
-        return new Timers(0, NO_GENERATIONS, nextGeneration);
+        return idle(nextGeneration);
     }
 
     private Timers without(TimerKind kind) {
         if (generations.length == 1) {
-            return new Timers(0, NO_GENERATIONS, nextGeneration);   // the common case: no copy
+            return idle(nextGeneration);   // the common case: no copy
         }
         int i = index(kind);
         long[] next = new long[generations.length - 1];

@@ -91,6 +91,48 @@ class TimersTest {
     }
 
     @Test
+    void theCommonValuesAreSharedAndEqualToMadeOnes() {
+        ActionList out = new ActionList();
+        Timers armed = Timers.none().arm(TimerKind.CONNECT_DEADLINE, 5, out);
+        assertThat(Timers.none().arm(TimerKind.CONNECT_DEADLINE, 9, new ActionList())).isSameAs(armed);
+        assertThat(armed).isEqualTo(new Timers(Map.of(TimerKind.CONNECT_DEADLINE, 1L), 2));
+        Timers idle = armed.cancel(TimerKind.CONNECT_DEADLINE, out);
+        assertThat(armed.fired(TimerKind.CONNECT_DEADLINE)).isSameAs(idle);
+        assertThat(idle).isEqualTo(new Timers(Map.of(), 2));
+        Timers rearmed = idle.arm(TimerKind.DRAIN_DEADLINE, 1, out).arm(TimerKind.DRAIN_DEADLINE, 2, out);
+        assertThat(rearmed).isEqualTo(new Timers(Map.of(TimerKind.DRAIN_DEADLINE, 3L), 4));
+        assertThat(out).containsExactly(new Action.ArmTimer(TimerKind.CONNECT_DEADLINE, 1, 5),
+                new Action.CancelTimer(TimerKind.CONNECT_DEADLINE, 1), new Action.ArmTimer(TimerKind.DRAIN_DEADLINE, 2, 1),
+                new Action.CancelTimer(TimerKind.DRAIN_DEADLINE, 2), new Action.ArmTimer(TimerKind.DRAIN_DEADLINE, 3, 2));
+    }
+
+    @Test
+    void pastTheSharedGenerationsValuesAreMadeAndStillEqual() {
+        Timers t = Timers.none();
+        ActionList out = new ActionList();
+        for (int i = 0; i < 40; i++) {
+            t = t.arm(TimerKind.RETRY_BACKOFF, 1, out);
+        }
+        assertThat(t).isEqualTo(new Timers(Map.of(TimerKind.RETRY_BACKOFF, 40L), 41));
+        assertThat(t.cancelAll(out)).isEqualTo(new Timers(Map.of(), 41));
+        assertThat(t.cancelAll(out).nextGeneration()).isEqualTo(41);
+        ActionList last = new ActionList();
+        t.cancel(TimerKind.RETRY_BACKOFF, last);
+        assertThat(last).containsExactly(new Action.CancelTimer(TimerKind.RETRY_BACKOFF, 40));
+    }
+
+    @Test
+    void cancelActionsOfSmallGenerationsAreSharedValues() {
+        ActionList first = new ActionList();
+        ActionList second = new ActionList();
+        Timers armed = Timers.none().arm(TimerKind.QUIESCE_DEADLINE, 1, new ActionList());
+        armed.cancel(TimerKind.QUIESCE_DEADLINE, first);
+        armed.cancelAll(second);
+        assertThat(first).containsExactly(new Action.CancelTimer(TimerKind.QUIESCE_DEADLINE, 1));
+        assertThat(second.get(0)).isSameAs(first.get(0));
+    }
+
+    @Test
     void generationsAreAtLeastOne() {
         assertThatThrownBy(() -> new Timers(Map.of(TimerKind.DRAIN_DEADLINE, 0L), 1))
                 .isInstanceOf(IllegalArgumentException.class);

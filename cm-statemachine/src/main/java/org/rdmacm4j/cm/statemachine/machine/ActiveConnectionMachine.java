@@ -58,9 +58,9 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
             // no emitter, no dispatch for them.
             return new Transition<>(state, ActionList.none());
         }
-        Emitter out = new Emitter();
-        out.ackIfEvent(input, variant);
         Draft d = state.context().draft();
+        Emitter out = d;   // the draft is the step's emitter too: one object, not two
+        out.ackIfEvent(input, variant);
         ActivePhase next = input instanceof Input.TimerExpired t && !d.timers.isCurrent(t)
                 ? state.phase()   // a cancelled or superseded timer: harmless, ignore
                 : dispatch(state.phase(), input, variant, d, out);
@@ -123,7 +123,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
             }
             case DISCONNECT -> {
                 Input.Command.Disconnect c = (Input.Command.Disconnect) in;
-                out.complete(c.request(), new Outcome.Done());
+                out.complete(c.request(), Singletons.DONE);
                 yield phase;
             }
             case CANCEL -> phase;
@@ -135,7 +135,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                 CmEvent e = (CmEvent) in;
                 yield switch (e.type()) {
                     case DEVICE_REMOVAL -> ActivePhase.of(Teardown.begin(d, out, policy, Mode.DEVICE_GONE,
-                            new Failure.DeviceRemoved()));
+                            Singletons.DEVICE_REMOVED));
                     case ADDR_CHANGE -> phase;
                     case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_REQUEST, CONNECT_RESPONSE,
                          CONNECT_ERROR, UNREACHABLE, REJECTED, ESTABLISHED, DISCONNECTED, MULTICAST_JOIN,
@@ -213,7 +213,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                         Teardown.answerDisconnect(d, out);
                         yield fail(d, out, new Failure.PeerDisconnected(e.status()), Mode.ABORT);
                     }
-                    case DEVICE_REMOVAL -> fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
+                    case DEVICE_REMOVAL -> fail(d, out, Singletons.DEVICE_REMOVED, Mode.DEVICE_GONE);
                     case ADDR_CHANGE -> phase; // the attempt goes on; if it fails, the retry policy decides
                     case CONNECT_RESPONSE -> unexpected(out, phase, in,
                             "CONNECT_RESPONSE is only for ids without a QP; this id has one");
@@ -225,7 +225,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
             case ASYNC_EVENT -> {
                 Input.AsyncEvent e = (Input.AsyncEvent) in;
                 if (e.type() == org.rdmacm4j.cm.statemachine.AsyncEventType.DEVICE_FATAL) {
-                    yield fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
+                    yield fail(d, out, Singletons.DEVICE_REMOVED, Mode.DEVICE_GONE);
                 }
                 if (e.type().breaksQueuePair() && d.hasQp) {
                     yield giveUp(phase, d, out, new Failure.QueuePairError(e.type()));
@@ -249,19 +249,19 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
             case CLOSE -> {
                 Input.Command.Close c = (Input.Command.Close) in;
                 d.addCloseWaiter(c.request());
-                yield giveUp(phase, d, out, new Failure.Closed());
+                yield giveUp(phase, d, out, Singletons.CLOSED);
             }
             case ABORT -> {
                 Input.Command.Abort c = (Input.Command.Abort) in;
                 d.addCloseWaiter(c.request());
-                yield giveUp(phase, d, out, new Failure.Closed());
+                yield giveUp(phase, d, out, Singletons.CLOSED);
             }
             case DISCONNECT -> {
                 Input.Command.Disconnect c = (Input.Command.Disconnect) in;
                 d.addDisconnectWaiter(c.request());
-                yield giveUp(phase, d, out, new Failure.Closed());
+                yield giveUp(phase, d, out, Singletons.CLOSED);
             }
-            case CANCEL -> giveUp(phase, d, out, new Failure.Cancelled());
+            case CANCEL -> giveUp(phase, d, out, Singletons.CANCELLED);
             case CONNECT -> illegal(out, ((Input.Command.Connect) in).request(), "a connect is already in progress", phase);
             case ACCEPT -> illegal(out, ((Input.Command.Accept) in).request(), "an active id cannot accept", phase);
             case REJECT -> illegal(out, ((Input.Command.Reject) in).request(), "an active id cannot reject", phase);
@@ -299,7 +299,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
     private ActivePhase asyncWithoutConnection(ActivePhase phase, Input.AsyncEvent e, Draft d, Emitter out) {
         return switch (e.type()) {
             case DEVICE_FATAL -> ActivePhase.of(Teardown.begin(d, out, policy, Mode.DEVICE_GONE,
-                    new Failure.DeviceRemoved()));
+                    Singletons.DEVICE_REMOVED));
             case PORT_ACTIVE, PORT_ERR, LID_CHANGE, PKEY_CHANGE, SM_CHANGE, CLIENT_REREGISTER, GID_CHANGE,
                  COMM_EST, SQ_DRAINED, QP_LAST_WQE_REACHED, PATH_MIG, PATH_MIG_ERR, SRQ_LIMIT_REACHED -> phase;
             case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL ->
@@ -368,17 +368,17 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
             return switch (c) {
                 case Input.Command.Close x -> {
                     d.addCloseWaiter(x.request());
-                    yield ActivePhase.of(Teardown.takeOver(d, out, new Failure.Closed(), stage));
+                    yield ActivePhase.of(Teardown.takeOver(d, out, Singletons.CLOSED, stage));
                 }
                 case Input.Command.Abort x -> {
                     d.addCloseWaiter(x.request());
-                    yield ActivePhase.of(Teardown.takeOver(d, out, new Failure.Closed(), stage));
+                    yield ActivePhase.of(Teardown.takeOver(d, out, Singletons.CLOSED, stage));
                 }
                 case Input.Command.Disconnect x -> {
                     d.addDisconnectWaiter(x.request());
-                    yield ActivePhase.of(Teardown.takeOver(d, out, new Failure.Closed(), stage));
+                    yield ActivePhase.of(Teardown.takeOver(d, out, Singletons.CLOSED, stage));
                 }
-                case Input.Command.Cancel x -> ActivePhase.of(Teardown.takeOver(d, out, new Failure.Cancelled(), stage));
+                case Input.Command.Cancel x -> ActivePhase.of(Teardown.takeOver(d, out, Singletons.CANCELLED, stage));
                 case Input.Command.Connect x -> illegal(out, x.request(), "a connect is already in progress", phase);
                 case Input.Command.Accept x -> illegal(out, x.request(), "an active id cannot accept", phase);
                 case Input.Command.Reject x -> illegal(out, x.request(), "an active id cannot reject", phase);
@@ -389,7 +389,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
         boolean deviceGone = in instanceof CmEvent e && e.type() == org.rdmacm4j.cm.statemachine.CmEventType.DEVICE_REMOVAL
                 || in instanceof Input.AsyncEvent a && a.type() == org.rdmacm4j.cm.statemachine.AsyncEventType.DEVICE_FATAL;
         if (deviceGone) {
-            Teardown.takeOver(d, out, new Failure.DeviceRemoved(), stage);
+            Teardown.takeOver(d, out, Singletons.DEVICE_REMOVED, stage);
             return ActivePhase.of(Teardown.onInput(stage, phase, in, d, out, policy, false));
         }
         // Late events of the rejected attempt, QP errors of the flush, stray inputs: as in a teardown.
@@ -449,7 +449,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
             }
             case DISCONNECT -> {
                 Input.Command.Disconnect c = (Input.Command.Disconnect) in;
-                out.complete(c.request(), new Outcome.Done());
+                out.complete(c.request(), Singletons.DONE);
                 yield phase;
             }
             case CANCEL -> phase;
@@ -467,7 +467,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
 
     private ActivePhase resultArrived(Draft d, Emitter out, Mode mode) {
         d.connectOutstanding = false;
-        return fail(d, out, new Failure.Closed(), mode);
+        return fail(d, out, Singletons.CLOSED, mode);
     }
 
     private ActivePhase fail(Draft d, Emitter out, Failure failure, Mode mode) {

@@ -17,37 +17,34 @@ import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
  * which futures are owed, which timers are armed. Immutable; a step works on a {@link Draft} and
  * freezes it.
  *
+ * <p>Held as the fields nearly every step writes (the flags, the open's request number, the
+ * timers) and one {@link RarelySet} value for the values few steps write (the references and the
+ * retry count), shared from context to context until a step changes one of them. Why: every step
+ * of every id makes a context and a draft on the dispatcher thread; with all twenty-three values
+ * in each, the two were about a third of the bytes StepCostHarness counts per connection. The
+ * accessors and the constructor of all twenty-three values stay as they were.
+ *
  * @param pendingOpen     request number of the connect/accept future still owed, 0 if none
- * @param openPayload     private data to send with (re)connects or the accept
- * @param attempts        retries used by the current connect
- * @param retryFrom       where the next retry starts
+ * @param hasId           the rdma_cm_id exists
+ * @param hasQp           the QP exists
+ * @param hasCq           the CQ(s) and completion channel exist
  * @param connectSent     rdma_connect/rdma_accept was issued (a connection may exist to disconnect)
  * @param connectionLost  the CM already ended the connection (DISCONNECTED, REJECTED, UNREACHABLE...)
  * @param disconnectSent  rdma_disconnect was issued
  * @param established     ESTABLISHED was seen (the handler is live)
- * @param groups          UD: multicast groups joined or being joined, by group
- * @param peerData        passive/UD server: the decoded private data of the request (what the
- *                        application and the Connected outcome see); otherwise nothing
- * @param requestParams   passive/UD server: the request's copied params; otherwise None
- * @param acceptTuning    passive: the CmTuning rdma_accept uses, clamped to the request and the
- *                        device at open; null for ids not opened from a request
  * @param settleOwed      opened from a request and still in REQUEST_RECEIVED: SettleRequest is owed
- * @param expired         the request expired before a decision; later accept/reject/close fail with it
- * @param pendingOutcome  the outcome of {@code pendingOpen}, completed on CallsSucceeded (the open's
- *                        last fallible calls ran in the previous step); null if none is deferred
  * @param connectOutstanding rdma_connect was issued and its result event (ESTABLISHED, REJECTED,
  *                        CONNECT_ERROR, UNREACHABLE, DISCONNECTED) has not arrived; on iWARP a
  *                        disconnect or destroy would block until it does
  * @param disconnectAnswered the peer's DISCONNECTED was answered with rdma_disconnect (the DREP of
  *                        a crossing disconnect), once per id
+ * @param timers          the armed timers
+ * @param rarelySet       the values few steps write (see {@link RarelySet})
  */
-public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<Long> closeWaiters,
-                                List<Long> disconnectWaiters, int attempts, RetryFrom retryFrom, boolean hasId,
-                                boolean hasQp, boolean hasCq, boolean connectSent, boolean connectionLost,
-                                boolean disconnectSent, boolean established, Timers timers,
-                                Map<String, Group> groups, PrivateData.Received peerData, EventParams requestParams,
-                                CmTuning acceptTuning, boolean settleOwed, Failure.Expired expired,
-                                Outcome pendingOutcome, boolean connectOutstanding, boolean disconnectAnswered) {
+public record ConnectionContext(long pendingOpen, boolean hasId, boolean hasQp, boolean hasCq,
+                                boolean connectSent, boolean connectionLost, boolean disconnectSent,
+                                boolean established, boolean settleOwed, boolean connectOutstanding,
+                                boolean disconnectAnswered, Timers timers, RarelySet rarelySet) {
 
     /** Where a retry resumes. */
     public enum RetryFrom {
@@ -62,31 +59,177 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
     /** A multicast group: {@code request} is the join future still owed (0 if none or a re-join). */
     public record Group(long request, boolean joined, int rejoins) { }
 
+    /**
+     * The values of a context that few steps write (its references and the retry count), one value
+     * shared by every context until a step changes one of them (then a new value, copied once:
+     * {@code with...}).
+     *
+     * @param openPayload     private data to send with (re)connects or the accept
+     * @param attempts        retries used by the current connect
+     * @param closeWaiters    close (and abort) requests to complete when the id is closed, in order
+     * @param disconnectWaiters disconnect requests to complete when the connection ends, in order
+     * @param retryFrom       where the next retry starts
+     * @param groups          UD: multicast groups joined or being joined, by group
+     * @param peerData        passive/UD server: the decoded private data of the request (what the
+     *                        application and the Connected outcome see); otherwise nothing
+     * @param requestParams   passive/UD server: the request's copied params; otherwise None
+     * @param acceptTuning    passive: the CmTuning rdma_accept uses, clamped to the request and the
+     *                        device at open; null for ids not opened from a request
+     * @param expired         the request expired before a decision; later accept/reject/close fail with it
+     * @param pendingOutcome  the outcome of {@code pendingOpen}, completed on CallsSucceeded (the open's
+     *                        last fallible calls ran in the previous step); null if none is deferred
+     */
+    public record RarelySet(PrivateData openPayload, int attempts, List<Long> closeWaiters,
+                            List<Long> disconnectWaiters, RetryFrom retryFrom, Map<String, Group> groups,
+                            PrivateData.Received peerData, EventParams requestParams, CmTuning acceptTuning,
+                            Failure.Expired expired, Outcome pendingOutcome) {
+        public RarelySet {
+            closeWaiters = waiters(closeWaiters);
+            disconnectWaiters = waiters(disconnectWaiters);
+            Objects.requireNonNull(retryFrom, "retryFrom");
+            // RC ids never have groups: no sorted copy per step for them. Guava's ImmutableSortedMap
+            // returns an unchanged immutable map as it is, so a step that leaves the groups alone
+            // copies nothing either (a TreeMap and its unmodifiable wrapper were made per step before).
+            // The identity check first: Map.isEmpty is an interface call, once per value made.
+            groups = groups == NO_GROUPS || groups.isEmpty() ? NO_GROUPS : ImmutableSortedMap.copyOf(groups);
+            Objects.requireNonNull(peerData, "peerData");
+            Objects.requireNonNull(requestParams, "requestParams");
+        }
+
+        RarelySet withOpenPayload(PrivateData payload) {
+            return new RarelySet(payload, attempts, closeWaiters, disconnectWaiters, retryFrom, groups, peerData,
+                    requestParams, acceptTuning, expired, pendingOutcome);
+        }
+
+        RarelySet withAttempts(int n) {
+            return new RarelySet(openPayload, n, closeWaiters, disconnectWaiters, retryFrom, groups, peerData,
+                    requestParams, acceptTuning, expired, pendingOutcome);
+        }
+
+        RarelySet withCloseWaiters(List<Long> waiters) {
+            return new RarelySet(openPayload, attempts, waiters, disconnectWaiters, retryFrom, groups, peerData,
+                    requestParams, acceptTuning, expired, pendingOutcome);
+        }
+
+        RarelySet withDisconnectWaiters(List<Long> waiters) {
+            return new RarelySet(openPayload, attempts, closeWaiters, waiters, retryFrom, groups, peerData,
+                    requestParams, acceptTuning, expired, pendingOutcome);
+        }
+
+        RarelySet withRetryFrom(RetryFrom from) {
+            return new RarelySet(openPayload, attempts, closeWaiters, disconnectWaiters, from, groups, peerData,
+                    requestParams, acceptTuning, expired, pendingOutcome);
+        }
+
+        RarelySet withGroups(Map<String, Group> newGroups) {
+            return new RarelySet(openPayload, attempts, closeWaiters, disconnectWaiters, retryFrom, newGroups,
+                    peerData, requestParams, acceptTuning, expired, pendingOutcome);
+        }
+
+        RarelySet withRequest(PrivateData.Received data, EventParams params, CmTuning tuning) {
+            return new RarelySet(openPayload, attempts, closeWaiters, disconnectWaiters, retryFrom, groups, data,
+                    params, tuning, expired, pendingOutcome);
+        }
+
+        RarelySet withExpired(Failure.Expired why) {
+            return new RarelySet(openPayload, attempts, closeWaiters, disconnectWaiters, retryFrom, groups, peerData,
+                    requestParams, acceptTuning, why, pendingOutcome);
+        }
+
+        RarelySet withPendingOutcome(Outcome outcome) {
+            return new RarelySet(openPayload, attempts, closeWaiters, disconnectWaiters, retryFrom, groups, peerData,
+                    requestParams, acceptTuning, expired, outcome);
+        }
+    }
+
     public ConnectionContext {
-        closeWaiters = waiters(closeWaiters);
-        disconnectWaiters = waiters(disconnectWaiters);
-        Objects.requireNonNull(retryFrom, "retryFrom");
         Objects.requireNonNull(timers, "timers");
-        // RC ids never have groups: no sorted copy per step for them. Guava's ImmutableSortedMap
-        // returns an unchanged immutable map as it is, so a step that leaves the groups alone copies
-        // nothing either (a TreeMap and its unmodifiable wrapper were made per step before).
-        // The identity check first: Map.isEmpty is an interface call, once per context made.
-        groups = groups == NO_GROUPS || groups.isEmpty() ? NO_GROUPS : ImmutableSortedMap.copyOf(groups);
-        Objects.requireNonNull(peerData, "peerData");
-        Objects.requireNonNull(requestParams, "requestParams");
+        Objects.requireNonNull(rarelySet, "rarelySet");
+    }
+
+    /**
+     * A context from every value (the constructor of the record this was before those few steps
+     * write moved to {@link RarelySet}).
+     */
+    public ConnectionContext(long pendingOpen, PrivateData openPayload, List<Long> closeWaiters,
+                             List<Long> disconnectWaiters, int attempts, RetryFrom retryFrom, boolean hasId,
+                             boolean hasQp, boolean hasCq, boolean connectSent, boolean connectionLost,
+                             boolean disconnectSent, boolean established, Timers timers,
+                             Map<String, Group> groups, PrivateData.Received peerData, EventParams requestParams,
+                             CmTuning acceptTuning, boolean settleOwed, Failure.Expired expired,
+                             Outcome pendingOutcome, boolean connectOutstanding, boolean disconnectAnswered) {
+        this(pendingOpen, hasId, hasQp, hasCq, connectSent, connectionLost, disconnectSent, established,
+                settleOwed, connectOutstanding, disconnectAnswered, timers, new RarelySet(openPayload, attempts,
+                        closeWaiters, disconnectWaiters, retryFrom, groups, peerData, requestParams, acceptTuning,
+                        expired, pendingOutcome));
+    }
+
+    /** Retries used by the current connect. */
+    public int attempts() {
+        return rarelySet.attempts;
+    }
+
+    /** Private data to send with (re)connects or the accept. */
+    public PrivateData openPayload() {
+        return rarelySet.openPayload;
+    }
+
+    /** Close (and abort) requests to complete when the id is closed, in order. */
+    public List<Long> closeWaiters() {
+        return rarelySet.closeWaiters;
+    }
+
+    /** Disconnect requests to complete when the connection ends, in order. */
+    public List<Long> disconnectWaiters() {
+        return rarelySet.disconnectWaiters;
+    }
+
+    /** Where the next retry starts. */
+    public RetryFrom retryFrom() {
+        return rarelySet.retryFrom;
+    }
+
+    /** UD: multicast groups joined or being joined, by group. */
+    public Map<String, Group> groups() {
+        return rarelySet.groups;
+    }
+
+    /** Passive/UD server: the decoded private data of the request; otherwise nothing. */
+    public PrivateData.Received peerData() {
+        return rarelySet.peerData;
+    }
+
+    /** Passive/UD server: the request's copied params; otherwise None. */
+    public EventParams requestParams() {
+        return rarelySet.requestParams;
+    }
+
+    /** Passive: the CmTuning rdma_accept uses; null for ids not opened from a request. */
+    public CmTuning acceptTuning() {
+        return rarelySet.acceptTuning;
+    }
+
+    /** The request expired before a decision (null if not). */
+    public Failure.Expired expired() {
+        return rarelySet.expired;
+    }
+
+    /** The outcome of {@code pendingOpen}, completed on CallsSucceeded; null if none is deferred. */
+    public Outcome pendingOutcome() {
+        return rarelySet.pendingOutcome;
     }
 
     /** List.of(): one instance, whatever the element type. */
     private static final List<Long> NO_WAITERS = List.of();
-    /** Map.of(): one instance; every context without groups holds it (the constructor sees to that). */
+    /** Map.of(): one instance; every RarelySet without groups holds it (the constructor sees to that). */
     private static final Map<String, Group> NO_GROUPS = Map.of();
     /** The class of List.of's one- and two-element lists, which never hold null and never change. */
     private static final Class<?> LIST12 = List.of(0L).getClass();
 
     /**
      * {@code waiters}, immutable. List.copyOf keeps an immutable list as it is, but first casts it
-     * to the List interface, a slow type check under C1 (see ActionList), on every context made
-     * while a close or disconnect waits. The empty list (nearly every context) and the one- or
+     * to the List interface, a slow type check under C1 (see ActionList), on every value made
+     * while a close or disconnect waits. The empty list (nearly every value) and the one- or
      * two-waiter lists Draft makes (List.of's List12, immutable and null-free) are recognised by
      * identity and by exact class instead.
      */
@@ -94,9 +237,10 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
         return waiters == NO_WAITERS || waiters.getClass() == LIST12 ? waiters : List.copyOf(waiters);
     }
 
-    private static final ConnectionContext FRESH = new ConnectionContext(0, null, List.of(), List.of(), 0,
-            RetryFrom.RESOLVE_ADDR, true, false, false, false, false, false, false, Timers.none(), Map.of(),
-            PrivateData.Received.nothing(), new EventParams.None(), null, false, null, null, false, false);
+    private static final ConnectionContext FRESH = new ConnectionContext(0, true, false, false, false, false,
+            false, false, false, false, false, Timers.none(), new RarelySet(null, 0, NO_WAITERS, NO_WAITERS,
+                    RetryFrom.RESOLVE_ADDR, NO_GROUPS, PrivateData.Received.nothing(), new EventParams.None(), null,
+                    null, null));
 
     /** A fresh id that exists natively and owns nothing else yet. */
     public static ConnectionContext fresh() {
@@ -109,17 +253,14 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
 
     /**
      * The mutable working copy of one step; never escapes the step. Every step of every id makes
-     * one on the dispatcher thread, so it copies little up front: the scalars and the timers (which
-     * most steps change), not the references few steps write. Those (the open's payload, retry
-     * point and deferred outcome, the request's data, params, tuning and expiry, the waiter lists,
-     * the groups) are read from the context until a step first sets one. Why: under C1 every
-     * reference stored into a new object that points into another heap region (an enum constant,
-     * a shared empty list, the request's params) calls G1's post-barrier stub; perf of
-     * StepCostHarness put a quarter of those calls in this constructor when it copied all eleven.
-     * A step that changed nothing gets its old context back from {@link #build} instead of an
-     * equal new one.
+     * one on the dispatcher thread, so it copies little: the scalars and the timers (which most
+     * steps change) and the context's {@link RarelySet}, which a step that sets one of its references
+     * replaces by a changed copy (a step sets one or two, and few steps set any; the retry count,
+     * a field here, goes into it at {@link #build}). A step that changed
+     * nothing gets its old context back from {@link #build} instead of an equal new one. The draft
+     * is the step's {@link Emitter} as well (one object per step, not two).
      */
-    static final class Draft {
+    static final class Draft extends Emitter {
         private final ConnectionContext base;
         long pendingOpen;
         int attempts;
@@ -134,23 +275,14 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
         boolean settleOwed;
         boolean connectOutstanding;
         boolean disconnectAnswered;
-        private List<Long> closeWaiters;        // null: base's; else immutable, replaced, never changed in place
-        private List<Long> disconnectWaiters;   // null: base's; as closeWaiters
-        private TreeMap<String, Group> groups;  // null: base's, untouched
-        /** False until a step sets one of the references below: until then they are base's. */
-        private boolean ownRefs;
-        private PrivateData openPayload;
-        private RetryFrom retryFrom;
-        private PrivateData.Received peerData;
-        private EventParams requestParams;
-        private CmTuning acceptTuning;
-        private Failure.Expired expired;
-        private Outcome pendingOutcome;
+        /** base's until a step sets a reference that differs; then a new value. Never changed in place. */
+        private RarelySet rarelySet;
+        private TreeMap<String, Group> groups;  // null: rarelySet's, untouched
 
         Draft(ConnectionContext c) {
             base = c;
             pendingOpen = c.pendingOpen;
-            attempts = c.attempts;
+            attempts = c.rarelySet.attempts;
             hasId = c.hasId;
             hasQp = c.hasQp;
             hasCq = c.hasCq;
@@ -162,111 +294,92 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
             settleOwed = c.settleOwed;
             connectOutstanding = c.connectOutstanding;
             disconnectAnswered = c.disconnectAnswered;
-        }
-
-        /** Copies base's rarely written references, before the first of them is set. */
-        private void ownRefs() {
-            if (!ownRefs) {
-                ConnectionContext c = base;
-                openPayload = c.openPayload;
-                retryFrom = c.retryFrom;
-                peerData = c.peerData;
-                requestParams = c.requestParams;
-                acceptTuning = c.acceptTuning;
-                expired = c.expired;
-                pendingOutcome = c.pendingOutcome;
-                ownRefs = true;
-            }
+            rarelySet = c.rarelySet;
         }
 
         PrivateData openPayload() {
-            return ownRefs ? openPayload : base.openPayload;
+            return rarelySet.openPayload;
         }
 
         void openPayload(PrivateData payload) {
-            ownRefs();
-            openPayload = payload;
+            if (payload != rarelySet.openPayload) {
+                rarelySet = rarelySet.withOpenPayload(payload);
+            }
         }
 
         RetryFrom retryFrom() {
-            return ownRefs ? retryFrom : base.retryFrom;
+            return rarelySet.retryFrom;
         }
 
         void retryFrom(RetryFrom from) {
-            ownRefs();
-            retryFrom = from;
+            if (from != rarelySet.retryFrom) {
+                rarelySet = rarelySet.withRetryFrom(from);
+            }
         }
 
         PrivateData.Received peerData() {
-            return ownRefs ? peerData : base.peerData;
+            return rarelySet.peerData;
         }
 
         EventParams requestParams() {
-            return ownRefs ? requestParams : base.requestParams;
+            return rarelySet.requestParams;
         }
 
         CmTuning acceptTuning() {
-            return ownRefs ? acceptTuning : base.acceptTuning;
+            return rarelySet.acceptTuning;
         }
 
         /** What the id remembers of the request it was opened from. */
         void request(PrivateData.Received data, EventParams params, CmTuning tuning) {
-            ownRefs();
-            peerData = data;
-            requestParams = params;
-            acceptTuning = tuning;
+            rarelySet = rarelySet.withRequest(data, params, tuning);
         }
 
         Failure.Expired expired() {
-            return ownRefs ? expired : base.expired;
+            return rarelySet.expired;
         }
 
         void expired(Failure.Expired why) {
-            ownRefs();
-            expired = why;
+            if (why != rarelySet.expired) {
+                rarelySet = rarelySet.withExpired(why);
+            }
         }
 
         Outcome pendingOutcome() {
-            return ownRefs ? pendingOutcome : base.pendingOutcome;
+            return rarelySet.pendingOutcome;
         }
 
         /** Sets the deferred outcome; clearing one that is not there (every teardown does) copies nothing. */
         void pendingOutcome(Outcome outcome) {
-            if (outcome != pendingOutcome()) {
-                ownRefs();
-                pendingOutcome = outcome;
+            if (outcome != rarelySet.pendingOutcome) {
+                rarelySet = rarelySet.withPendingOutcome(outcome);
             }
-        }
-
-        private List<Long> closeWaiters() {
-            return closeWaiters == null ? base.closeWaiters : closeWaiters;
-        }
-
-        private List<Long> disconnectWaiters() {
-            return disconnectWaiters == null ? base.disconnectWaiters : disconnectWaiters;
         }
 
         /** A close (or abort) waits for the id to close: its request completes when it does. */
         void addCloseWaiter(long request) {
-            closeWaiters = append(closeWaiters(), request);
+            rarelySet = rarelySet.withCloseWaiters(append(rarelySet.closeWaiters, request));
         }
 
         /** A disconnect waits for the connection to end. */
         void addDisconnectWaiter(long request) {
-            disconnectWaiters = append(disconnectWaiters(), request);
+            rarelySet = rarelySet.withDisconnectWaiters(append(rarelySet.disconnectWaiters, request));
         }
 
         /** The close waiters, in order, to complete now; none are left. No copy, none made if empty. */
         List<Long> takeCloseWaiters() {
-            List<Long> waiters = closeWaiters();
-            closeWaiters = NO_WAITERS;
+            List<Long> waiters = rarelySet.closeWaiters;
+            if (waiters != NO_WAITERS) {
+                rarelySet = rarelySet.withCloseWaiters(NO_WAITERS);
+            }
             return waiters;
         }
 
         /** The disconnect waiters, in order, to complete now; none are left. */
         List<Long> takeDisconnectWaiters() {
-            List<Long> waiters = disconnectWaiters();
-            disconnectWaiters = NO_WAITERS;
+            List<Long> waiters = rarelySet.disconnectWaiters;
+            if (waiters != NO_WAITERS) {
+                rarelySet = rarelySet.withDisconnectWaiters(NO_WAITERS);
+            }
             return waiters;
         }
 
@@ -287,51 +400,41 @@ public record ConnectionContext(long pendingOpen, PrivateData openPayload, List<
         /** The multicast groups, to read or change (copied from the context on first use). */
         TreeMap<String, Group> groups() {
             if (groups == null) {
-                groups = new TreeMap<>(base.groups);
+                groups = new TreeMap<>(rarelySet.groups);
             }
             return groups;
         }
 
         /** Whether there is any group, without copying them. */
         boolean hasGroups() {
-            // A context's empty groups are always NO_GROUPS: no interface call for RC ids.
-            return groups == null ? base.groups != NO_GROUPS : !groups.isEmpty();
+            // A RarelySet's empty groups are always NO_GROUPS: no interface call for RC ids.
+            return groups == null ? rarelySet.groups != NO_GROUPS : !groups.isEmpty();
         }
 
         ConnectionContext build() {
-            // The waiter lists are replaced, never changed in place: the same list is unchanged.
-            List<Long> cw = closeWaiters();
-            List<Long> dw = disconnectWaiters();
-            Map<String, Group> g = groups == null || groups.equals(base.groups) ? base.groups : groups;
-            if (unchangedScalars() && cw == base.closeWaiters && dw == base.disconnectWaiters && g == base.groups
-                    && (!ownRefs || unchangedRefs())) {
+            RarelySet r = groups == null || groups.equals(rarelySet.groups) ? rarelySet : rarelySet.withGroups(groups);
+            if (attempts != r.attempts) {
+                r = r.withAttempts(attempts);
+            }
+            if (r == base.rarelySet && unchangedScalars()) {
                 return base;
             }
-            return new ConnectionContext(pendingOpen, openPayload(), cw, dw, attempts, retryFrom(), hasId, hasQp,
-                    hasCq, connectSent, connectionLost, disconnectSent, established, timers, g, peerData(),
-                    requestParams(), acceptTuning(), settleOwed, expired(), pendingOutcome(), connectOutstanding,
-                    disconnectAnswered);
+            return new ConnectionContext(pendingOpen, hasId, hasQp, hasCq, connectSent, connectionLost,
+                    disconnectSent, established, settleOwed, connectOutstanding, disconnectAnswered, timers, r);
         }
 
         /**
-         * Every scalar (and the timers) still holds the base's value (the same object, for the timers).
+         * Every scalar (and the timers) still holds the base's value (the same object, for the timers);
+         * the retry count is in the RarelySet by then (see build).
          * The timers first: nearly every step that changes anything arms or cancels one.
          */
         private boolean unchangedScalars() {
             ConnectionContext c = base;
-            return timers == c.timers && pendingOpen == c.pendingOpen && attempts == c.attempts && hasId == c.hasId
+            return timers == c.timers && pendingOpen == c.pendingOpen && hasId == c.hasId
                     && hasQp == c.hasQp && hasCq == c.hasCq && connectSent == c.connectSent
                     && connectionLost == c.connectionLost && disconnectSent == c.disconnectSent
                     && established == c.established && settleOwed == c.settleOwed && connectOutstanding == c.connectOutstanding
                     && disconnectAnswered == c.disconnectAnswered;
-        }
-
-        /** The references a step set are the base's (the same objects). */
-        private boolean unchangedRefs() {
-            ConnectionContext c = base;
-            return openPayload == c.openPayload && retryFrom == c.retryFrom && peerData == c.peerData
-                    && requestParams == c.requestParams && acceptTuning == c.acceptTuning && expired == c.expired
-                    && pendingOutcome == c.pendingOutcome;
         }
     }
 }

@@ -12,59 +12,63 @@ import org.rdmacm4j.cm.statemachine.Phase;
 /**
  * Collects the actions of one step, in order. Local to a step, so the machine stays pure.
  *
+ * <p>A connection machine's step uses its {@link ConnectionContext.Draft}, which is an Emitter
+ * too, so each step makes one object for both (the listener's step makes a plain Emitter). The
+ * methods are final: a call on an Emitter stays a direct call under C1.
+ *
  * <p>The actions go into an {@link ActionList}, which {@link org.rdmacm4j.cm.statemachine.Timers}
  * appends its timer actions to as well and the step's Transition keeps as it is (it freezes it):
  * why that list and not an array or a {@code List.of} copy is said there (C1's type checks).
  */
-final class Emitter {
+sealed class Emitter permits ConnectionContext.Draft {
     /** The step's actions; given to Timers' mutators and, at the end, to the Transition. */
     final ActionList actions = new ActionList();
 
     /** The actions, for the step's Transition (which freezes them: nothing may be added after). */
-    ActionList list() {
+    final ActionList list() {
         return actions;
     }
 
-    Action get(int index) {
+    final Action get(int index) {
         return actions.get(index);
     }
 
-    int size() {
+    final int size() {
         return actions.size();
     }
 
-    void add(Action action) {
+    final void add(Action action) {
         actions.add(action);
     }
 
     /** Inserts at {@code index} (Requests.settle places SettleRequest before the first native call). */
-    void add(int index, Action action) {
+    final void add(int index, Action action) {
         actions.add(index, action);
     }
 
-    void complete(long request, Outcome outcome) {
+    final void complete(long request, Outcome outcome) {
         add(new Action.CompleteFuture(request, outcome));
     }
 
-    void fail(long request, Failure failure) {
+    final void fail(long request, Failure failure) {
         add(new Action.FailFuture(request, failure));
     }
 
-    void notice(Notice notice) {
+    final void notice(Notice notice) {
         add(new Action.CallHandler(notice));
     }
 
-    void unexpected(Phase phase, Input input, String why) {
+    final void unexpected(Phase phase, Input input, String why) {
         add(new Action.LogUnexpected(phase.name(), Inputs.label(input), why));
     }
 
     /** Acks an event input first thing, before any action that could destroy its object. */
-    void ackIfEvent(Input input) {
+    final void ackIfEvent(Input input) {
         ackIfEvent(input, input.variant());
     }
 
     /** As {@link #ackIfEvent(Input)}, with the variant the step already asked the input for (one interface call less). */
-    void ackIfEvent(Input input, Input.Variant variant) {
+    final void ackIfEvent(Input input, Input.Variant variant) {
         Action ack = switch (variant) {
             case CM_EVENT -> new Action.AckCmEvent(((Input.CmEvent) input).seq());
             case ASYNC_EVENT -> new Action.AckAsyncEvent(((Input.AsyncEvent) input).seq());

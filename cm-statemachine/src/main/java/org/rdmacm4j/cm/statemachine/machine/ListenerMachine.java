@@ -8,7 +8,6 @@ import org.rdmacm4j.cm.statemachine.Input;
 import org.rdmacm4j.cm.statemachine.Input.CmEvent;
 import org.rdmacm4j.cm.statemachine.ListenerPolicy;
 import org.rdmacm4j.cm.statemachine.Notice;
-import org.rdmacm4j.cm.statemachine.Outcome;
 import org.rdmacm4j.cm.statemachine.TimerKind;
 import org.rdmacm4j.cm.statemachine.Timers;
 import org.rdmacm4j.cm.statemachine.privatedata.SystemReject;
@@ -75,7 +74,7 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
                         yield next.withPending(s.pending() + 1);
                     }
                     case ADDR_CHANGE -> {
-                        out.notice(new Notice.AddressChanged());
+                        out.notice(Singletons.ADDRESS_CHANGED_NOTICE);
                         yield policy.relistenOnAddrChange() && phase == ListenerPhase.LISTENING ? restart(s, out) : s;
                     }
                     case DEVICE_REMOVAL -> deviceLost(s, out);
@@ -94,7 +93,7 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
                         // The port is back: do not wait out the backoff.
                         if (phase == ListenerPhase.RELISTEN_BACKOFF) {
                             Timers t = s.timers().cancel(TimerKind.RELISTEN_BACKOFF, out.actions);
-                            out.add(new Action.Relisten());
+                            out.add(Singletons.RELISTEN);
                             yield s.with(ListenerPhase.LISTENING, true, s.attempts(), t);
                         }
                         yield s;
@@ -109,7 +108,7 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
                 Input.TimerExpired t = (Input.TimerExpired) in;
                 Timers timers = s.timers().fired(t.kind());
                 if (t.kind() == TimerKind.RELISTEN_BACKOFF && phase == ListenerPhase.RELISTEN_BACKOFF) {
-                    out.add(new Action.Relisten());
+                    out.add(Singletons.RELISTEN);
                     yield s.with(ListenerPhase.LISTENING, true, s.attempts(), timers);
                 }
                 yield unexpected(s.with(phase, s.hasId(), s.attempts(), timers), out, in,
@@ -156,7 +155,7 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
 
     /** DEVICE_REMOVAL or DEVICE_FATAL: re-listen if the policy says so, else close. */
     private ListenerState deviceLost(ListenerState s, Emitter out) {
-        out.notice(new Notice.DeviceRemoved());
+        out.notice(Singletons.DEVICE_REMOVED_NOTICE);
         if (s.phase() == ListenerPhase.RELISTEN_BACKOFF) {
             return s;
         }
@@ -166,7 +165,7 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
     /** Destroy the listening id (its events are all acked) and re-create it after a short backoff. */
     private ListenerState restart(ListenerState s, Emitter out) {
         if (s.hasId()) {
-            out.add(new Action.DestroyId());
+            out.add(Singletons.DESTROY_ID);
         }
         Timers t = s.timers().arm(TimerKind.RELISTEN_BACKOFF, policy.relisten().backoffNanos(1), out.actions);
         return s.with(ListenerPhase.RELISTEN_BACKOFF, false, 1, t);
@@ -174,11 +173,11 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
 
     private static ListenerState close(ListenerState s, Emitter out, long request) {
         if (s.hasId()) {
-            out.add(new Action.DestroyId());
+            out.add(Singletons.DESTROY_ID);
         }
         Timers t = s.timers().cancelAll(out.actions);
         if (request != 0) {
-            out.complete(request, new Outcome.Done());
+            out.complete(request, Singletons.DONE);
         }
         return s.with(ListenerPhase.CLOSED, false, s.attempts(), t);
     }

@@ -36,14 +36,14 @@ final class Live {
                     }
                     case CONNECT_ERROR -> fatal(d, out, p, new Failure.ConnectError(e.status()), Mode.ABORT);
                     case ADDR_CHANGE -> {
-                        out.notice(new Notice.AddressChanged());
+                        out.notice(Singletons.ADDRESS_CHANGED_NOTICE);
                         yield p.disconnectOnAddrChange()
-                                ? to(Teardown.begin(d, out, p, Mode.GRACEFUL, new Failure.Closed()))
+                                ? to(Teardown.begin(d, out, p, Mode.GRACEFUL, Singletons.CLOSED))
                                 : Optional.empty();
                     }
                     case DEVICE_REMOVAL -> {
-                        out.notice(new Notice.DeviceRemoved());
-                        yield to(Teardown.begin(d, out, p, Mode.DEVICE_GONE, new Failure.DeviceRemoved()));
+                        out.notice(Singletons.DEVICE_REMOVED_NOTICE);
+                        yield to(Teardown.begin(d, out, p, Mode.DEVICE_GONE, Singletons.DEVICE_REMOVED));
                     }
                     case TIMEWAIT_EXIT -> stay(out, phase, in, "TIMEWAIT_EXIT before DISCONNECTED");
                     case ESTABLISHED -> stay(out, phase, in, "duplicate ESTABLISHED");
@@ -63,8 +63,8 @@ final class Live {
                     case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL ->
                             fatal(d, out, p, new Failure.QueuePairError(e.type()), Mode.ABORT);
                     case DEVICE_FATAL -> {
-                        out.notice(new Notice.DeviceRemoved());
-                        yield to(Teardown.begin(d, out, p, Mode.DEVICE_GONE, new Failure.DeviceRemoved()));
+                        out.notice(Singletons.DEVICE_REMOVED_NOTICE);
+                        yield to(Teardown.begin(d, out, p, Mode.DEVICE_GONE, Singletons.DEVICE_REMOVED));
                     }
                     case PATH_MIG, PATH_MIG_ERR, PORT_ERR, SRQ_LIMIT_REACHED -> {
                         out.notice(new Notice.Async(e.type()));
@@ -82,17 +82,17 @@ final class Live {
             case CLOSE -> {
                 Input.Command.Close c = (Input.Command.Close) in;
                 d.addCloseWaiter(c.request());
-                yield to(Teardown.begin(d, out, p, Mode.GRACEFUL, new Failure.Closed()));
+                yield to(Teardown.begin(d, out, p, Mode.GRACEFUL, Singletons.CLOSED));
             }
             case ABORT -> {
                 Input.Command.Abort c = (Input.Command.Abort) in;
                 d.addCloseWaiter(c.request());
-                yield to(Teardown.begin(d, out, p, Mode.ABORT, new Failure.Closed()));
+                yield to(Teardown.begin(d, out, p, Mode.ABORT, Singletons.CLOSED));
             }
             case DISCONNECT -> {
                 Input.Command.Disconnect c = (Input.Command.Disconnect) in;
                 d.addDisconnectWaiter(c.request());
-                yield to(Teardown.begin(d, out, p, Mode.GRACEFUL, new Failure.Closed()));
+                yield to(Teardown.begin(d, out, p, Mode.GRACEFUL, Singletons.CLOSED));
             }
             case CANCEL -> Optional.empty();
             case CONNECT -> illegal(out, ((Input.Command.Connect) in).request(), "already connected");

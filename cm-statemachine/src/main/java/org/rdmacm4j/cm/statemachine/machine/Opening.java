@@ -53,7 +53,7 @@ final class Opening {
 
     static void createQp(Draft d, Emitter out) {
         if (!d.hasQp) {
-            out.add(new Action.CreateQp());
+            out.add(Singletons.CREATE_QP);
             d.hasQp = true;
             d.hasCq = true;
         }
@@ -86,7 +86,7 @@ final class Opening {
             }
             case NEW_ID -> {
                 d.hasId = true;
-                out.add(new Action.CreateId());
+                out.add(Singletons.CREATE_ID);
                 out.add(new Action.ResolveAddr((int) p.deadlines().resolveAddr().toMillis()));
                 yield Step.RESOLVING_ADDR;
             }
@@ -108,7 +108,7 @@ final class Opening {
         d.attempts++;
         d.retryFrom(RetryFrom.NEW_ID);
         if (d.hasQp) {
-            out.add(new Action.DrainQp());
+            out.add(Singletons.DRAIN_QP);
             d.timers = d.timers.arm(TimerKind.DRAIN_DEADLINE, p.deadlines().drain().toNanos(), out.actions);
             return Rejection.DRAIN;
         }
@@ -120,7 +120,7 @@ final class Opening {
     static boolean retryDrained(Draft d, Emitter out, ConnectionPolicy p) {
         d.timers = d.timers.cancel(TimerKind.DRAIN_DEADLINE, out.actions);
         if (d.hasCq) {
-            out.add(new Action.QuiesceCq());
+            out.add(Singletons.QUIESCE_CQ);
             d.timers = d.timers.arm(TimerKind.QUIESCE_DEADLINE, p.deadlines().quiesce().toNanos(), out.actions);
             return true;
         }
@@ -136,7 +136,7 @@ final class Opening {
         d.timers = d.timers.cancel(TimerKind.QUIESCE_DEADLINE, out.actions);
         Teardown.destroyQueues(d, out, quiet);
         if (d.hasId) {
-            out.add(new Action.DestroyId());
+            out.add(Singletons.DESTROY_ID);
             d.hasId = false;
         }
         d.connectSent = false;

@@ -57,8 +57,8 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
      *                     max_qp_init_rd_atom (retry counts are ignored)
      */
     public Transition<PassiveState> open(Input.CmEvent request, CmTuning deviceLimits) {
-        Emitter out = new Emitter();
-        Draft d = Requests.open(request, deviceLimits, policy, out);
+        Draft d = Requests.open(request, deviceLimits, policy);
+        Emitter out = d;
         return new Transition<>(new PassiveState(PassivePhase.REQUEST_RECEIVED, d.build()), out.list());
     }
 
@@ -72,9 +72,9 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
             // one after the accept's step, so that step costs no draft, emitter or dispatch.
             return new Transition<>(state, ActionList.none());
         }
-        Emitter out = new Emitter();
-        out.ackIfEvent(input, variant);
         Draft d = state.context().draft();
+        Emitter out = d;   // the draft is the step's emitter too: one object, not two
+        out.ackIfEvent(input, variant);
         PassivePhase next = input instanceof Input.TimerExpired t && !d.timers.isCurrent(t)
                 ? state.phase()
                 : dispatch(state.phase(), input, variant, d, out);
@@ -130,14 +130,14 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
             case REJECT -> {
                 Input.Command.Reject c = (Input.Command.Reject) in;
                 out.add(new Action.Reject(c.payload().wire()));
-                out.complete(c.request(), new Outcome.Done());
+                out.complete(c.request(), Singletons.DONE);
                 yield PassivePhase.of(Teardown.finish(d, out));
             }
             case CLOSE -> refuse(d, out, ((Input.Command.Close) in).request());
             case ABORT -> refuse(d, out, ((Input.Command.Abort) in).request());
             case DISCONNECT -> {
                 Input.Command.Disconnect c = (Input.Command.Disconnect) in;
-                out.complete(c.request(), new Outcome.Done());
+                out.complete(c.request(), Singletons.DONE);
                 yield phase;
             }
             case CANCEL -> phase;
@@ -200,7 +200,7 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
 
     private PassivePhase deviceGoneBeforeDecision(Draft d, Emitter out) {
         Requests.expire(d, out, "the device was removed before a decision");
-        return PassivePhase.of(Teardown.begin(d, out, policy, Mode.DEVICE_GONE, new Failure.DeviceRemoved()));
+        return PassivePhase.of(Teardown.begin(d, out, policy, Mode.DEVICE_GONE, Singletons.DEVICE_REMOVED));
     }
 
     private PassivePhase accepting(Input in, Input.Variant v, Draft d, Emitter out) {
@@ -236,7 +236,7 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                         Teardown.answerDisconnect(d, out);
                         yield fail(d, out, new Failure.PeerDisconnected(e.status()), Mode.ABORT);
                     }
-                    case DEVICE_REMOVAL -> fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
+                    case DEVICE_REMOVAL -> fail(d, out, Singletons.DEVICE_REMOVED, Mode.DEVICE_GONE);
                     case ADDR_CHANGE -> phase;
                     case TIMEWAIT_EXIT -> unexpected(out, phase, in, "no connection in timewait");
                     case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_RESPONSE ->
@@ -250,10 +250,10 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                 yield switch (e.type()) {
                     // Data arrived before the RTU: tell the CM the connection is up (nvmet_rdma_qp_event).
                     case COMM_EST -> {
-                        out.add(new Action.Notify());
+                        out.add(Singletons.NOTIFY);
                         yield phase;
                     }
-                    case DEVICE_FATAL -> fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
+                    case DEVICE_FATAL -> fail(d, out, Singletons.DEVICE_REMOVED, Mode.DEVICE_GONE);
                     case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL ->
                             fail(d, out, new Failure.QueuePairError(e.type()), Mode.ABORT);
                     case SQ_DRAINED, PATH_MIG, PATH_MIG_ERR, PORT_ACTIVE, PORT_ERR, LID_CHANGE, PKEY_CHANGE, SM_CHANGE,
@@ -297,19 +297,19 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
             case CLOSE -> {
                 Input.Command.Close c = (Input.Command.Close) in;
                 d.addCloseWaiter(c.request());
-                yield fail(d, out, new Failure.Closed(), Mode.ABORT);
+                yield fail(d, out, Singletons.CLOSED, Mode.ABORT);
             }
             case ABORT -> {
                 Input.Command.Abort c = (Input.Command.Abort) in;
                 d.addCloseWaiter(c.request());
-                yield fail(d, out, new Failure.Closed(), Mode.ABORT);
+                yield fail(d, out, Singletons.CLOSED, Mode.ABORT);
             }
             case DISCONNECT -> {
                 Input.Command.Disconnect c = (Input.Command.Disconnect) in;
                 d.addDisconnectWaiter(c.request());
-                yield fail(d, out, new Failure.Closed(), Mode.ABORT);
+                yield fail(d, out, Singletons.CLOSED, Mode.ABORT);
             }
-            case CANCEL -> fail(d, out, new Failure.Cancelled(), Mode.ABORT);
+            case CANCEL -> fail(d, out, Singletons.CANCELLED, Mode.ABORT);
             case ACCEPT -> illegal(out, ((Input.Command.Accept) in).request(), "already accepting", phase);
             case REJECT -> illegal(out, ((Input.Command.Reject) in).request(), "already accepted", phase);
             case CONNECT -> illegal(out, ((Input.Command.Connect) in).request(), "a passive id cannot connect", phase);

@@ -22,15 +22,18 @@ final class Requests {
     private Requests() {
     }
 
-    /** A fresh id opened from {@code request}: remembers its data and params, arms the decision deadline. */
-    static Draft open(Input.CmEvent request, CmTuning deviceLimits, ConnectionPolicy p, Emitter out) {
+    /**
+     * A fresh id opened from {@code request}: remembers its data and params, arms the decision
+     * deadline. The draft is the open's emitter too (its actions).
+     */
+    static Draft open(Input.CmEvent request, CmTuning deviceLimits, ConnectionPolicy p) {
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(deviceLimits, "deviceLimits");
         Draft d = ConnectionContext.fresh().draft();
         d.request(PrivateData.decode(request.params().privateData()), request.params(),
                 acceptTuning(p.tuning(), request.params(), deviceLimits));
         d.settleOwed = true;
-        d.timers = d.timers.arm(TimerKind.DECISION_DEADLINE, p.deadlines().decision().toNanos(), out.actions);
+        d.timers = d.timers.arm(TimerKind.DECISION_DEADLINE, p.deadlines().decision().toNanos(), d.actions);
         return d;
     }
 
@@ -50,8 +53,12 @@ final class Requests {
             responder = Math.min(responder, reqResponder);
         }
         int initiator = Math.min(Math.min(policy.initiatorDepth(), device.initiatorDepth()), Math.max(0, reqInitiator));
-        return new CmTuning(Math.min(255, responder), Math.min(255, initiator), policy.retryCount(),
-                policy.rnrRetryCount());
+        responder = Math.min(255, responder);
+        initiator = Math.min(255, initiator);
+        if (responder == policy.responderResources() && initiator == policy.initiatorDepth()) {
+            return policy;   // nothing clamped (the usual case): the policy's own value, not an equal copy
+        }
+        return new CmTuning(responder, initiator, policy.retryCount(), policy.rnrRetryCount());
     }
 
     /**
@@ -71,7 +78,7 @@ final class Requests {
                 break;
             }
         }
-        out.add(at, new Action.SettleRequest());
+        out.add(at, Singletons.SETTLE_REQUEST);
     }
 
     /** The request died before the application decided: tell its ConnectionRequest, remember why. */

@@ -6,7 +6,6 @@ import org.rdmacm4j.cm.statemachine.Action;
 import org.rdmacm4j.cm.statemachine.ConnectionPolicy;
 import org.rdmacm4j.cm.statemachine.Failure;
 import org.rdmacm4j.cm.statemachine.Input;
-import org.rdmacm4j.cm.statemachine.Outcome;
 import org.rdmacm4j.cm.statemachine.Phase;
 import org.rdmacm4j.cm.statemachine.TimerKind;
 import org.rdmacm4j.cm.statemachine.machine.ConnectionContext.Draft;
@@ -88,7 +87,7 @@ final class Teardown {
 
     private static void disconnectOnce(Draft d, Emitter out) {
         if (d.connectSent && !d.connectionLost && !d.disconnectSent) {
-            out.add(new Action.Disconnect());
+            out.add(Singletons.DISCONNECT);
             d.disconnectSent = true;
         }
     }
@@ -116,7 +115,7 @@ final class Teardown {
         d.timers = d.timers.cancel(TimerKind.DISCONNECT_DEADLINE, out.actions);
         d.timers = d.timers.cancel(TimerKind.TIMEWAIT_DEADLINE, out.actions);
         if (d.hasQp) {
-            out.add(new Action.DrainQp());
+            out.add(Singletons.DRAIN_QP);
             d.timers = d.timers.arm(TimerKind.DRAIN_DEADLINE, p.deadlines().drain().toNanos(), out.actions);
             return Stage.DRAINING;
         }
@@ -126,7 +125,7 @@ final class Teardown {
     /** Answers a DISCONNECTED with rdma_disconnect, once per id, if a connect was sent. */
     static void answerDisconnect(Draft d, Emitter out) {
         if (d.connectSent && !d.disconnectAnswered) {
-            out.add(new Action.Disconnect());
+            out.add(Singletons.DISCONNECT);
             d.disconnectSent = true;
             d.disconnectAnswered = true;
         }
@@ -143,7 +142,7 @@ final class Teardown {
         d.timers = d.timers.cancel(TimerKind.TIMEWAIT_DEADLINE, out.actions);
         d.timers = d.timers.cancel(TimerKind.DRAIN_DEADLINE, out.actions);
         if (d.hasCq) {
-            out.add(new Action.QuiesceCq());
+            out.add(Singletons.QUIESCE_CQ);
             d.timers = d.timers.arm(TimerKind.QUIESCE_DEADLINE, p.deadlines().quiesce().toNanos(), out.actions);
             return Stage.RELEASING;
         }
@@ -169,11 +168,11 @@ final class Teardown {
     /** Destroys (or, not quiet, forgets) QP, CQ and completion channel, in that order. */
     static void destroyQueues(Draft d, Emitter out, boolean quiet) {
         if (quiet && d.hasQp) {
-            out.add(new Action.DestroyQp());
+            out.add(Singletons.DESTROY_QP);
         }
         if (quiet && d.hasCq) {
-            out.add(new Action.DestroyCq());
-            out.add(new Action.DestroyCompChannel());
+            out.add(Singletons.DESTROY_CQ);
+            out.add(Singletons.DESTROY_COMP_CHANNEL);
         }
         d.hasQp = false;
         d.hasCq = false;
@@ -218,7 +217,7 @@ final class Teardown {
 
     static Stage finish(Draft d, Emitter out) {
         if (d.hasId) {
-            out.add(new Action.DestroyId());
+            out.add(Singletons.DESTROY_ID);
             d.hasId = false;
         }
         d.timers = d.timers.cancelAll(out.actions);
@@ -230,14 +229,14 @@ final class Teardown {
     private static void completeDisconnectWaiters(Draft d, Emitter out) {
         List<Long> waiters = d.takeDisconnectWaiters();
         for (int i = 0; i < waiters.size(); i++) {   // indexed: no iterator in every teardown step
-            out.complete(waiters.get(i), new Outcome.Done());
+            out.complete(waiters.get(i), Singletons.DONE);
         }
     }
 
     private static void completeCloseWaiters(Draft d, Emitter out) {
         List<Long> waiters = d.takeCloseWaiters();
         for (int i = 0; i < waiters.size(); i++) {
-            out.complete(waiters.get(i), new Outcome.Done());
+            out.complete(waiters.get(i), Singletons.DONE);
         }
     }
 
@@ -391,7 +390,7 @@ final class Teardown {
                 if (stage == Stage.DISCONNECTING) {
                     d.addDisconnectWaiter(disconnect.request());
                 } else {
-                    out.complete(disconnect.request(), new Outcome.Done());
+                    out.complete(disconnect.request(), Singletons.DONE);
                 }
                 yield stage;
             }
@@ -408,12 +407,12 @@ final class Teardown {
 
     /** A command that needs a live id, while the id is going away: fails with Closed. */
     static <P> P terminalMisuse(Emitter out, long request, P phase) {
-        out.fail(request, new Failure.Closed());
+        out.fail(request, Singletons.CLOSED);
         return phase;
     }
 
     private static Stage closed(Emitter out, long request, Stage stage) {
-        out.fail(request, new Failure.Closed());
+        out.fail(request, Singletons.CLOSED);
         return stage;
     }
 
@@ -430,15 +429,15 @@ final class Teardown {
             case REQUEST_SETTLED -> out.unexpected(phase, in, "no request is pending on a destroyed id");
             case CALLS_SUCCEEDED -> { }
             case CALL_FAILED -> out.unexpected(phase, in, "no native call is outstanding");
-            case CLOSE -> out.complete(((Input.Command.Close) in).request(), new Outcome.Done());
-            case ABORT -> out.complete(((Input.Command.Abort) in).request(), new Outcome.Done());
-            case DISCONNECT -> out.complete(((Input.Command.Disconnect) in).request(), new Outcome.Done());
+            case CLOSE -> out.complete(((Input.Command.Close) in).request(), Singletons.DONE);
+            case ABORT -> out.complete(((Input.Command.Abort) in).request(), Singletons.DONE);
+            case DISCONNECT -> out.complete(((Input.Command.Disconnect) in).request(), Singletons.DONE);
             case CANCEL -> { }
-            case CONNECT -> out.fail(((Input.Command.Connect) in).request(), new Failure.Closed());
-            case ACCEPT -> out.fail(((Input.Command.Accept) in).request(), new Failure.Closed());
-            case REJECT -> out.fail(((Input.Command.Reject) in).request(), new Failure.Closed());
-            case JOIN_MULTICAST -> out.fail(((Input.Command.JoinMulticast) in).request(), new Failure.Closed());
-            case LEAVE_MULTICAST -> out.fail(((Input.Command.LeaveMulticast) in).request(), new Failure.Closed());
+            case CONNECT -> out.fail(((Input.Command.Connect) in).request(), Singletons.CLOSED);
+            case ACCEPT -> out.fail(((Input.Command.Accept) in).request(), Singletons.CLOSED);
+            case REJECT -> out.fail(((Input.Command.Reject) in).request(), Singletons.CLOSED);
+            case JOIN_MULTICAST -> out.fail(((Input.Command.JoinMulticast) in).request(), Singletons.CLOSED);
+            case LEAVE_MULTICAST -> out.fail(((Input.Command.LeaveMulticast) in).request(), Singletons.CLOSED);
         }
     }
 }

@@ -61,16 +61,16 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
      * @param deviceLimits the device's limits (a SIDR reply has no RDMA read resources; kept for symmetry)
      */
     public Transition<UdState> openRequest(Input.CmEvent request, CmTuning deviceLimits) {
-        Emitter out = new Emitter();
-        Draft d = Requests.open(request, deviceLimits, policy, out);
+        Draft d = Requests.open(request, deviceLimits, policy);
+        Emitter out = d;
         return new Transition<>(new UdState(UdPhase.REQUEST_RECEIVED, d.build()), out.list());
     }
 
     @Override
     public Transition<UdState> step(UdState state, Input input) {
-        Emitter out = new Emitter();
-        out.ackIfEvent(input);
         Draft d = state.context().draft();
+        Emitter out = d;   // the draft is the step's emitter too: one object, not two
+        out.ackIfEvent(input);
         UdPhase next = input instanceof Input.TimerExpired t && !d.timers.isCurrent(t)
                 ? state.phase()
                 : dispatch(state.phase(), input, d, out);
@@ -231,25 +231,25 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                     yield illegal(out, c.request(), "no SIDR request to reject", phase);
                 }
                 out.add(new Action.Reject(c.payload().wire()));
-                out.complete(c.request(), new Outcome.Done());
+                out.complete(c.request(), Singletons.DONE);
                 yield UdPhase.of(Teardown.finish(d, out));
             }
             case CLOSE -> {
                 Input.Command.Close c = (Input.Command.Close) in;
                 d.addCloseWaiter(c.request());
-                yield closeOpening(phase, d, out, new Failure.Closed());
+                yield closeOpening(phase, d, out, Singletons.CLOSED);
             }
             case ABORT -> {
                 Input.Command.Abort c = (Input.Command.Abort) in;
                 d.addCloseWaiter(c.request());
-                yield closeOpening(phase, d, out, new Failure.Closed());
+                yield closeOpening(phase, d, out, Singletons.CLOSED);
             }
             case CANCEL -> phase == UdPhase.IDLE || phase == UdPhase.REQUEST_RECEIVED
                     ? phase
-                    : fail(d, out, new Failure.Cancelled(), Mode.ABORT);
+                    : fail(d, out, Singletons.CANCELLED, Mode.ABORT);
             case DISCONNECT -> {
                 Input.Command.Disconnect c = (Input.Command.Disconnect) in;
-                out.complete(c.request(), new Outcome.Done());
+                out.complete(c.request(), Singletons.DONE);
                 yield phase;
             }
             case JOIN_MULTICAST -> illegal(out, ((Input.Command.JoinMulticast) in).request(), "the UD id is not ready yet", phase);
@@ -276,7 +276,7 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
         if (phase == UdPhase.REQUEST_RECEIVED) {
             Requests.expire(d, out, "the device was removed before a decision");
         }
-        return fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
+        return fail(d, out, Singletons.DEVICE_REMOVED, Mode.DEVICE_GONE);
     }
 
     private UdPhase closeOpening(UdPhase phase, Draft d, Emitter out, Failure cause) {
@@ -332,19 +332,19 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                     yield illegal(out, c.request(), "not a member of " + c.group(), phase);
                 }
                 if (g.request() != 0) {
-                    out.fail(g.request(), new Failure.Cancelled());
+                    out.fail(g.request(), Singletons.CANCELLED);
                 }
                 // Detach first, then complete: a caller that sends right after leave() completes
                 // must not find the QP still attached to the group.
                 out.add(new Action.LeaveMulticast(c.group()));
-                out.complete(c.request(), new Outcome.Done());
+                out.complete(c.request(), Singletons.DONE);
                 yield phase;
             }
             case CANCEL -> {
                 for (var entry : java.util.List.copyOf(d.groups().entrySet())) {
                     if (!entry.getValue().joined()) {
                         if (entry.getValue().request() != 0) {
-                            out.fail(entry.getValue().request(), new Failure.Cancelled());
+                            out.fail(entry.getValue().request(), Singletons.CANCELLED);
                         }
                         d.groups().remove(entry.getKey());
                         out.add(new Action.LeaveMulticast(entry.getKey()));
@@ -355,16 +355,16 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
             case CLOSE -> {
                 Input.Command.Close c = (Input.Command.Close) in;
                 d.addCloseWaiter(c.request());
-                yield fail(d, out, new Failure.Closed(), Mode.GRACEFUL);
+                yield fail(d, out, Singletons.CLOSED, Mode.GRACEFUL);
             }
             case ABORT -> {
                 Input.Command.Abort c = (Input.Command.Abort) in;
                 d.addCloseWaiter(c.request());
-                yield fail(d, out, new Failure.Closed(), Mode.ABORT);
+                yield fail(d, out, Singletons.CLOSED, Mode.ABORT);
             }
             case DISCONNECT -> {
                 Input.Command.Disconnect c = (Input.Command.Disconnect) in;
-                out.complete(c.request(), new Outcome.Done());
+                out.complete(c.request(), Singletons.DONE);
                 yield phase;
             }
             case CONNECT -> illegal(out, ((Input.Command.Connect) in).request(), "already started", phase);
@@ -376,12 +376,12 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                     case MULTICAST_JOIN -> joined(e, d, out);
                     case MULTICAST_ERROR -> multicastError(e, d, out);
                     case ADDR_CHANGE -> {
-                        out.notice(new Notice.AddressChanged());
+                        out.notice(Singletons.ADDRESS_CHANGED_NOTICE);
                         yield phase;
                     }
                     case DEVICE_REMOVAL -> {
-                        out.notice(new Notice.DeviceRemoved());
-                        yield fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
+                        out.notice(Singletons.DEVICE_REMOVED_NOTICE);
+                        yield fail(d, out, Singletons.DEVICE_REMOVED, Mode.DEVICE_GONE);
                     }
                     case ADDR_RESOLVED, ADDR_ERROR, ROUTE_RESOLVED, ROUTE_ERROR, CONNECT_RESPONSE, CONNECT_ERROR,
                          UNREACHABLE, REJECTED, ESTABLISHED -> unexpected(out, phase, in, "nothing is being resolved");
@@ -393,8 +393,8 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                 Input.AsyncEvent e = (Input.AsyncEvent) in;
                 yield switch (e.type()) {
                     case DEVICE_FATAL -> {
-                        out.notice(new Notice.DeviceRemoved());
-                        yield fail(d, out, new Failure.DeviceRemoved(), Mode.DEVICE_GONE);
+                        out.notice(Singletons.DEVICE_REMOVED_NOTICE);
+                        yield fail(d, out, Singletons.DEVICE_REMOVED, Mode.DEVICE_GONE);
                     }
                     case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL -> {
                         out.notice(new Notice.Error(new Failure.QueuePairError(e.type())));

@@ -17,9 +17,9 @@ import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
 import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
 
 /**
- * The Draft reads the references it does not copy from its context until a step sets one, and
- * build() answers the context itself when nothing changed; ConnectionContext keeps List.of's small
- * waiter lists as they are and copies any other.
+ * The Draft shares its context's references (one RarelySet value) until a step sets one that differs,
+ * and build() answers the context itself when nothing changed; ConnectionContext keeps List.of's
+ * small waiter lists as they are and copies any other.
  */
 class DraftTest {
     private static final PrivateData PAYLOAD = PrivateData.encode(MessageKind.CONNECT_REQUEST, new byte[] {1});
@@ -92,6 +92,63 @@ class DraftTest {
         ConnectionContext b = d.build();
         assertThat(b.closeWaiters()).isEmpty();
         assertThat(b.disconnectWaiters()).containsExactly(2L, 3L, 4L);
+    }
+
+    @Test
+    void aStepThatChangesOnlyScalarsSharesTheReferences() {
+        ConnectionContext c = full();
+        ConnectionContext.Draft d = c.draft();
+        d.pendingOpen = 9;
+        d.hasQp = false;
+        d.takeDisconnectWaiters();   // the context has some: a changed copy
+        ConnectionContext b = d.build();
+        assertThat(b.pendingOpen()).isEqualTo(9);
+        assertThat(b.rarelySet()).isNotSameAs(c.rarelySet());
+        ConnectionContext.Draft e = b.draft();
+        e.hasId = false;
+        e.takeDisconnectWaiters();   // none left: nothing to copy
+        e.pendingOutcome(b.pendingOutcome());
+        ConnectionContext f = e.build();
+        assertThat(f.rarelySet()).isSameAs(b.rarelySet());
+        assertThat(f).isEqualTo(new ConnectionContext(9, PAYLOAD, List.of(1L), List.of(), 1, RetryFrom.NEW_ID, false,
+                false, true, true, false, false, true, Timers.none(), Map.of(), c.peerData(), c.requestParams(),
+                c.acceptTuning(), true, c.expired(), c.pendingOutcome(), true, false));
+    }
+
+    @Test
+    void theRetryCountIsARarelySetValue() {
+        ConnectionContext c = full();
+        ConnectionContext.Draft d = c.draft();
+        assertThat(d.attempts).isEqualTo(1);
+        d.attempts++;
+        d.attempts--;
+        assertThat(d.build()).isSameAs(c);
+        ConnectionContext.Draft e = c.draft();
+        e.attempts = 2;
+        ConnectionContext b = e.build();
+        assertThat(b.attempts()).isEqualTo(2);
+        assertThat(b.rarelySet().attempts()).isEqualTo(2);
+        assertThat(b.openPayload()).isSameAs(c.openPayload());
+        assertThat(b.draft().build()).isSameAs(b);
+    }
+
+    @Test
+    void everyValueReadsBackAsGiven() {
+        ConnectionContext c = full();
+        assertThat(c).isEqualTo(full()).hasSameHashCodeAs(full());
+        assertThat(c.pendingOpen()).isEqualTo(7);
+        assertThat(c.openPayload()).isEqualTo(PAYLOAD);
+        assertThat(c.closeWaiters()).containsExactly(1L);
+        assertThat(c.disconnectWaiters()).containsExactly(2L, 3L);
+        assertThat(c.attempts()).isEqualTo(1);
+        assertThat(c.retryFrom()).isEqualTo(RetryFrom.NEW_ID);
+        assertThat(c.hasId() && c.hasQp() && c.hasCq() && c.connectSent() && c.established()).isTrue();
+        assertThat(c.connectionLost() || c.disconnectSent() || c.disconnectAnswered()).isFalse();
+        assertThat(c.groups()).isEmpty();
+        assertThat(c.acceptTuning()).isEqualTo(new CmTuning(1, 2, 3, 4));
+        assertThat(c.settleOwed() && c.connectOutstanding()).isTrue();
+        assertThat(c.expired()).isEqualTo(new Failure.Expired("late"));
+        assertThat(c.pendingOutcome()).isEqualTo(new Outcome.Done());
     }
 
     @Test
