@@ -36,7 +36,9 @@ final class ConnectionImpl implements ConnectionEnd {
     final CmFuture<Void> closed = new CmFuture<>();   // a CmFuture: the dispatcher may post it (Completions)
     volatile InetSocketAddress local;
     volatile InetSocketAddress peer;
-    volatile byte[] peerData = new byte[0];
+    /** No private data: shared, as a zero-length array cannot change ({@link #peerPrivateData} clones anyway). */
+    static final byte[] NO_DATA = new byte[0];
+    volatile byte[] peerData = NO_DATA;
     /** When the connect or accept started, for the JFR setup time. */
     final long startedNanos;
     volatile long establishedNanos;

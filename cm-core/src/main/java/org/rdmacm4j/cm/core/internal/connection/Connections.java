@@ -132,11 +132,11 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
         d.connection.peer = destination;
         long req = engine.owe(d, f, new ConnectionValue(d));
         d.openRequest = req;
-        f.onCancel(new IdEngine.FeedLater(engine, d, new Input.Command.Cancel(), false));
+        f.onCancel(new IdEngine.FeedLater(engine, d, IdEngine.CANCEL, false));
         stats.connectsStarted.increment();
         engine.feed(d, new Input.Command.Connect(req, options.privateData()));
         if (f.isCancelled()) {
-            engine.feed(d, new Input.Command.Cancel());
+            engine.feed(d, IdEngine.CANCEL);
         }
     }
 
@@ -178,7 +178,7 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
         }
         long req = engine.owe(p, f, new ConnectionValue(p));
         p.openRequest = req;
-        f.onCancel(new IdEngine.FeedLater(engine, p, new Input.Command.Cancel(), false));
+        f.onCancel(new IdEngine.FeedLater(engine, p, IdEngine.CANCEL, false));
         engine.feed(p, new Input.Command.Accept(req, options.privateData()));
     }
 
@@ -250,7 +250,8 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
         }
         conn.local = port.localAddress(d.nativeId);
         conn.peer = port.peerAddress(d.nativeId);
-        conn.peerData = c.peerData().payload().toArray();
+        byte[] peerData = c.peerData().payload().toArray();
+        conn.peerData = peerData.length == 0 ? ConnectionImpl.NO_DATA : peerData;   // most peers send none
         conn.establishedNanos = loop.turnNanos();
         if (d.keepalive != null) {
             // Ticks on the connection's poller from here on; the QP is in RTS only now.

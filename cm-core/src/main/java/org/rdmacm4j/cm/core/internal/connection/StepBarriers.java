@@ -100,7 +100,7 @@ final class StepBarriers {
                             + ": the other connects of its step barrier did not start within the connect timeout",
                             d.historySnapshot()));
                 }
-                engine.feed(d, new Input.Command.Cancel());   // leaves the barrier, starts and at once cancels: id destroyed
+                engine.feed(d, IdEngine.CANCEL);   // leaves the barrier, starts and at once cancels: id destroyed
             }
         }
     }
