@@ -159,7 +159,7 @@ public final class IdEngine {
     @SuppressWarnings("unchecked")
     public long owe(IdDriver d, CmFuture<?> f, java.util.function.Function<Object, Object> value) {
         long req = ++requestSeq;
-        d.owed.put(req, new IdDriver.Owed((CmFuture<Object>) f, value));
+        d.owed.put(req, (CmFuture<Object>) f, value);
         return req;
     }
 
