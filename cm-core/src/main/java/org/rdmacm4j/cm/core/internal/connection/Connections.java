@@ -417,17 +417,52 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
     // (the launchers' JIT) each capturing lambda made is a native VM call (docs/benchmarks.md,
     // "Capturing lambdas under C1"). The rare paths (unexplainedFlush, judgeAfterGrace) keep lambdas.
 
-    private record StartConnect(Connections connections, InetSocketAddress destination, ConnectOptions options,
-                                ConnectionHandler handler, CmFuture<RdmaConnection> f, long started) implements Runnable {
+    // StartConnect and StartAccept are their own queue nodes (EventLoop.QueuedWork): no wrapper per hand-off.
+
+    private static final class StartConnect extends EventLoop.QueuedWork {
+        private final Connections connections;
+        private final InetSocketAddress destination;
+        private final ConnectOptions options;
+        private final ConnectionHandler handler;
+        private final CmFuture<RdmaConnection> f;
+        private final long started;
+
+        StartConnect(Connections connections, InetSocketAddress destination, ConnectOptions options,
+                     ConnectionHandler handler, CmFuture<RdmaConnection> f, long started) {
+            this.connections = connections;
+            this.destination = destination;
+            this.options = options;
+            this.handler = handler;
+            this.f = f;
+            this.started = started;
+        }
+
         @Override
         public void run() {
             connections.startConnect(destination, options, handler, f, started);
         }
     }
 
-    private record StartAccept(Connections connections, ConnectionDriver p, InetSocketAddress peer,
-                               InetSocketAddress local, ConnectionHandler handler, AcceptOptions options,
-                               CmFuture<RdmaConnection> f) implements Runnable {
+    private static final class StartAccept extends EventLoop.QueuedWork {
+        private final Connections connections;
+        private final ConnectionDriver p;
+        private final InetSocketAddress peer;
+        private final InetSocketAddress local;
+        private final ConnectionHandler handler;
+        private final AcceptOptions options;
+        private final CmFuture<RdmaConnection> f;
+
+        StartAccept(Connections connections, ConnectionDriver p, InetSocketAddress peer, InetSocketAddress local,
+                    ConnectionHandler handler, AcceptOptions options, CmFuture<RdmaConnection> f) {
+            this.connections = connections;
+            this.p = p;
+            this.peer = peer;
+            this.local = local;
+            this.handler = handler;
+            this.options = options;
+            this.f = f;
+        }
+
         @Override
         public void run() {
             connections.startAccept(p, peer, local, handler, options, f);

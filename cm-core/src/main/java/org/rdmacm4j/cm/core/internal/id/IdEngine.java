@@ -184,9 +184,20 @@ public final class IdEngine {
     // (the launchers' JIT) each capturing lambda made is a native VM call (docs/benchmarks.md,
     // "Capturing lambdas under C1").
 
-    /** {@link #command}'s work on the dispatcher: owe its future and feed the command it makes. */
-    private record QueuedCommand(IdEngine engine, IdDriver d, LongFunction<Input.Command> make, CmFuture<Void> f)
-            implements Runnable {
+    /** {@link #command}'s work on the dispatcher: owe its future and feed the command it makes. Its own queue node. */
+    private static final class QueuedCommand extends EventLoop.QueuedWork {
+        private final IdEngine engine;
+        private final IdDriver d;
+        private final LongFunction<Input.Command> make;
+        private final CmFuture<Void> f;
+
+        QueuedCommand(IdEngine engine, IdDriver d, LongFunction<Input.Command> make, CmFuture<Void> f) {
+            this.engine = engine;
+            this.d = d;
+            this.make = make;
+            this.f = f;
+        }
+
         @Override
         public void run() {
             engine.feed(d, make.apply(engine.owe(d, f, x -> null)));
@@ -202,9 +213,10 @@ public final class IdEngine {
      * its second (the dispatcher, from the queue) feeds. It used to queue a second object made for
      * the feed, four times per connection (a drain and a quiesce at each end). Run once by whoever
      * it is given to; {@code queued} is written before the queue's hand-off (a CAS) and read by the
-     * dispatcher after it, so it needs no volatile.
+     * dispatcher after it, so it needs no volatile. As an answer it is its own queue node
+     * ({@link EventLoop.QueuedWork}); a cancel's task (rare) is wrapped as any Runnable.
      */
-    public static final class FeedLater implements Runnable {
+    public static final class FeedLater extends EventLoop.QueuedWork {
         private final IdEngine engine;
         private final IdDriver d;
         private final Input input;
