@@ -120,7 +120,9 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
         ConnectionDriver d = engine.register(new ConnectionDriver(IdDriver.Kind.ACTIVE, engine.nextSerial(),
                 machine, ActiveState.initial(), engine.historySize(), engine.now(), engine.newCallbacks()), nid);
         d.lockstep = gate;
-        d.lockstepDeadline = loop.freshNanos() + options.deadlines().connect().toNanos();   // a deadline starts now
+        if (gate != null) {   // read only while held at a barrier: no clock read for the others
+            d.lockstepDeadline = loop.freshNanos() + options.deadlines().connect().toNanos();   // a deadline starts now
+        }
         d.source = options.source();
         d.destination = destination;
         d.qp = options.qp();
