@@ -132,7 +132,7 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
         d.keepalive = options.keepalive();
         d.connection = new ConnectionImpl(this, d, handler, started);
         d.connection.peer = destination;
-        long req = engine.owe(d, f, new ConnectionValue(d));
+        long req = engine.owe(d, f, Function.identity());   // value(): the connection
         d.openRequest = req;
         f.onCancel(new IdEngine.FeedLater(engine, d, IdEngine.CANCEL, false));
         stats.connectsStarted.increment();
@@ -178,7 +178,7 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
             p.messaging = options.messaging();
             p.ackTimeout = options.ackTimeout();
         }
-        long req = engine.owe(p, f, new ConnectionValue(p));
+        long req = engine.owe(p, f, Function.identity());   // value(): the connection
         p.openRequest = req;
         f.onCancel(new IdEngine.FeedLater(engine, p, IdEngine.CANCEL, false));
         engine.feed(p, new Input.Command.Accept(req, options.privateData()));
@@ -233,7 +233,11 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
     @Override
     public Object value(IdDriver d, Outcome outcome) {
         if (outcome instanceof Outcome.Connected c) {
-            connected((ConnectionDriver) d, c);
+            ConnectionDriver cd = (ConnectionDriver) d;
+            connected(cd, c);
+            // The connect or accept future's value (owed with the identity): one function for every
+            // connection, not an object per connect and accept that read the same field.
+            return cd.connection;
         }
         return outcome;
     }
@@ -468,14 +472,6 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
         @Override
         public void run() {
             connections.startAccept(p, peer, local, handler, options, f);
-        }
-    }
-
-    /** The connect or accept future's value: the id's connection, read when the future completes. */
-    private record ConnectionValue(ConnectionDriver d) implements Function<Object, Object> {
-        @Override
-        public Object apply(Object outcome) {
-            return d.connection;
         }
     }
 
