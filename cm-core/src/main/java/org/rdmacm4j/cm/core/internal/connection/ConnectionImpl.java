@@ -36,7 +36,9 @@ final class ConnectionImpl implements ConnectionEnd {
     final CmFuture<Void> closed = new CmFuture<>();   // a CmFuture: the dispatcher may post it (Completions)
     volatile InetSocketAddress local;
     volatile InetSocketAddress peer;
-    volatile byte[] peerData = new byte[0];
+    /** No private data: shared, as a zero-length array cannot change ({@link #peerPrivateData} clones anyway). */
+    static final byte[] NO_DATA = new byte[0];
+    volatile byte[] peerData = NO_DATA;
     /** When the connect or accept started, for the JFR setup time. */
     final long startedNanos;
     volatile long establishedNanos;
@@ -50,8 +52,18 @@ final class ConnectionImpl implements ConnectionEnd {
     volatile org.rdmacm4j.cm.core.internal.poll.CompletionWatch watch =
             org.rdmacm4j.cm.core.internal.poll.CompletionWatch.ALREADY;
     /** The data-path failure that is tearing the connection down (the first one only), or null. */
-    private final java.util.concurrent.atomic.AtomicReference<org.rdmacm4j.cm.core.DataPathException> failure =
-            new java.util.concurrent.atomic.AtomicReference<>();
+    // A volatile field set once by CAS, not an AtomicReference: one object fewer per connection.
+    private volatile org.rdmacm4j.cm.core.DataPathException failure;
+    private static final java.lang.invoke.VarHandle FAILURE;
+
+    static {
+        try {
+            FAILURE = java.lang.invoke.MethodHandles.lookup().findVarHandle(ConnectionImpl.class, "failure",
+                    org.rdmacm4j.cm.core.DataPathException.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     ConnectionImpl(Control dispatcher, IdDriver driver, ConnectionHandler handler, long startedNanos) {
         this.dispatcher = dispatcher;
@@ -236,7 +248,7 @@ final class ConnectionImpl implements ConnectionEnd {
      */
     @Override
     public void dataPathFailed(org.rdmacm4j.cm.core.DataPathException e) {
-        if (!failure.compareAndSet(null, e)) {
+        if (!FAILURE.compareAndSet(this, null, e)) {
             return;
         }
         driver.callbacks.execute(() -> {
@@ -270,7 +282,7 @@ final class ConnectionImpl implements ConnectionEnd {
     /** The failure tearing this connection down, or null: the cause given to operations it cut short. */
     @Override
     public org.rdmacm4j.cm.core.DataPathException failure() {
-        return failure.get();
+        return failure;
     }
 
     @Override

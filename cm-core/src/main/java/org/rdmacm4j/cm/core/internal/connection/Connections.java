@@ -120,7 +120,9 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
         ConnectionDriver d = engine.register(new ConnectionDriver(IdDriver.Kind.ACTIVE, engine.nextSerial(),
                 machine, ActiveState.initial(), engine.historySize(), engine.now(), engine.newCallbacks()), nid);
         d.lockstep = gate;
-        d.lockstepDeadline = loop.freshNanos() + options.deadlines().connect().toNanos();   // a deadline starts now
+        if (gate != null) {   // read only while held at a barrier: no clock read for the others
+            d.lockstepDeadline = loop.freshNanos() + options.deadlines().connect().toNanos();   // a deadline starts now
+        }
         d.source = options.source();
         d.destination = destination;
         d.qp = options.qp();
@@ -130,13 +132,13 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
         d.keepalive = options.keepalive();
         d.connection = new ConnectionImpl(this, d, handler, started);
         d.connection.peer = destination;
-        long req = engine.owe(d, f, new ConnectionValue(d));
+        long req = engine.owe(d, f, Function.identity());   // value(): the connection
         d.openRequest = req;
-        f.onCancel(new IdEngine.FeedLater(engine, d, new Input.Command.Cancel(), false));
+        f.onCancel(new IdEngine.FeedLater(engine, d, IdEngine.CANCEL, false));
         stats.connectsStarted.increment();
         engine.feed(d, new Input.Command.Connect(req, options.privateData()));
         if (f.isCancelled()) {
-            engine.feed(d, new Input.Command.Cancel());
+            engine.feed(d, IdEngine.CANCEL);
         }
     }
 
@@ -176,9 +178,9 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
             p.messaging = options.messaging();
             p.ackTimeout = options.ackTimeout();
         }
-        long req = engine.owe(p, f, new ConnectionValue(p));
+        long req = engine.owe(p, f, Function.identity());   // value(): the connection
         p.openRequest = req;
-        f.onCancel(new IdEngine.FeedLater(engine, p, new Input.Command.Cancel(), false));
+        f.onCancel(new IdEngine.FeedLater(engine, p, IdEngine.CANCEL, false));
         engine.feed(p, new Input.Command.Accept(req, options.privateData()));
     }
 
@@ -231,7 +233,11 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
     @Override
     public Object value(IdDriver d, Outcome outcome) {
         if (outcome instanceof Outcome.Connected c) {
-            connected((ConnectionDriver) d, c);
+            ConnectionDriver cd = (ConnectionDriver) d;
+            connected(cd, c);
+            // The connect or accept future's value (owed with the identity): one function for every
+            // connection, not an object per connect and accept that read the same field.
+            return cd.connection;
         }
         return outcome;
     }
@@ -250,7 +256,8 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
         }
         conn.local = port.localAddress(d.nativeId);
         conn.peer = port.peerAddress(d.nativeId);
-        conn.peerData = c.peerData().payload().toArray();
+        byte[] peerData = c.peerData().payload().toArray();
+        conn.peerData = peerData.length == 0 ? ConnectionImpl.NO_DATA : peerData;   // most peers send none
         conn.establishedNanos = loop.turnNanos();
         if (d.keepalive != null) {
             // Ticks on the connection's poller from here on; the QP is in RTS only now.
@@ -416,28 +423,55 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
     // (the launchers' JIT) each capturing lambda made is a native VM call (docs/benchmarks.md,
     // "Capturing lambdas under C1"). The rare paths (unexplainedFlush, judgeAfterGrace) keep lambdas.
 
-    private record StartConnect(Connections connections, InetSocketAddress destination, ConnectOptions options,
-                                ConnectionHandler handler, CmFuture<RdmaConnection> f, long started) implements Runnable {
+    // StartConnect and StartAccept are their own queue nodes (EventLoop.QueuedWork): no wrapper per hand-off.
+
+    private static final class StartConnect extends EventLoop.QueuedWork {
+        private final Connections connections;
+        private final InetSocketAddress destination;
+        private final ConnectOptions options;
+        private final ConnectionHandler handler;
+        private final CmFuture<RdmaConnection> f;
+        private final long started;
+
+        StartConnect(Connections connections, InetSocketAddress destination, ConnectOptions options,
+                     ConnectionHandler handler, CmFuture<RdmaConnection> f, long started) {
+            this.connections = connections;
+            this.destination = destination;
+            this.options = options;
+            this.handler = handler;
+            this.f = f;
+            this.started = started;
+        }
+
         @Override
         public void run() {
             connections.startConnect(destination, options, handler, f, started);
         }
     }
 
-    private record StartAccept(Connections connections, ConnectionDriver p, InetSocketAddress peer,
-                               InetSocketAddress local, ConnectionHandler handler, AcceptOptions options,
-                               CmFuture<RdmaConnection> f) implements Runnable {
+    private static final class StartAccept extends EventLoop.QueuedWork {
+        private final Connections connections;
+        private final ConnectionDriver p;
+        private final InetSocketAddress peer;
+        private final InetSocketAddress local;
+        private final ConnectionHandler handler;
+        private final AcceptOptions options;
+        private final CmFuture<RdmaConnection> f;
+
+        StartAccept(Connections connections, ConnectionDriver p, InetSocketAddress peer, InetSocketAddress local,
+                    ConnectionHandler handler, AcceptOptions options, CmFuture<RdmaConnection> f) {
+            this.connections = connections;
+            this.p = p;
+            this.peer = peer;
+            this.local = local;
+            this.handler = handler;
+            this.options = options;
+            this.f = f;
+        }
+
         @Override
         public void run() {
             connections.startAccept(p, peer, local, handler, options, f);
-        }
-    }
-
-    /** The connect or accept future's value: the id's connection, read when the future completes. */
-    private record ConnectionValue(ConnectionDriver d) implements Function<Object, Object> {
-        @Override
-        public Object apply(Object outcome) {
-            return d.connection;
         }
     }
 

@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.WeakHashMap;
 import org.rdmacm4j.cm.core.ConnectTimeoutException;
 import org.rdmacm4j.cm.core.StepBarrier;
-import org.rdmacm4j.cm.core.internal.id.IdDriver;
+import org.rdmacm4j.cm.core.internal.id.CmFuture;
 import org.rdmacm4j.cm.core.internal.id.IdEngine;
 import org.rdmacm4j.cm.statemachine.Input;
 
@@ -94,13 +94,13 @@ final class StepBarriers {
                 if (d.lockstep != g || g.heldOf(d) != h) {
                     continue;   // released meanwhile by another party's leaving: no longer waiting
                 }
-                IdDriver.Owed o = d.owed.get(d.openRequest);
-                if (o != null) {
-                    o.future().completeExceptionally(new ConnectTimeoutException(d.name()
+                CmFuture<Object> open = d.owed.future(d.openRequest);
+                if (open != null) {
+                    open.completeExceptionally(new ConnectTimeoutException(d.name()
                             + ": the other connects of its step barrier did not start within the connect timeout",
                             d.historySnapshot()));
                 }
-                engine.feed(d, new Input.Command.Cancel());   // leaves the barrier, starts and at once cancels: id destroyed
+                engine.feed(d, IdEngine.CANCEL);   // leaves the barrier, starts and at once cancels: id destroyed
             }
         }
     }

@@ -2,6 +2,7 @@ package org.rdmacm4j.cm.core.internal.id;
 
 import java.lang.System.Logger.Level;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.rdmacm4j.cm.core.ConnectionFailedException;
 import org.rdmacm4j.cm.core.RdmaConnection;
@@ -26,24 +27,26 @@ final class Completions {
 
     /** CompleteFuture: the value through the role and the future's mapping, completed on the id's executor. */
     void complete(IdDriver d, IdRole role, long request, Outcome outcome) {
-        IdDriver.Owed owed = d.owed.remove(request);
-        if (owed == null) {
+        int i = d.owed.indexOf(request);
+        if (i < 0) {
             LOG.log(Level.DEBUG, new UnknownRequest(d, "CompleteFuture", request));
             return;
         }
+        CmFuture<Object> future = d.owed.futureAt(i);
+        Function<Object, Object> mapping = d.owed.valueAt(i);
+        d.owed.removeAt(i);
         Object value;
         try {
-            value = owed.value().apply(role.value(d, outcome));
+            value = mapping.apply(role.value(d, outcome));
         } catch (PortCallException e) {
             RuntimeException ex = new ConnectionFailedException(d.name() + ": " + e.getMessage(), d.historySnapshot(), e);
-            d.callbacks.execute(new CmFuture.CompleteTask<>(owed.future(), null, ex));
+            d.callbacks.execute(new CmFuture.CompleteTask<>(future, null, ex));
             role.futureSettled(d);
             return;
         }
         role.futureSettled(d);
         // A step that ended the id (close, abort): isClosed() is true by the time its future completes.
         CompletableFuture<Void> closedFirst = d.terminal() ? role.closedFuture(d) : null;
-        CmFuture<Object> future = owed.future();
         if (postEarly(d, closedFirst, future, value)) {
             CmFuture<Void> closed = closedFirst instanceof CmFuture<Void> c ? c : null;
             future.settleThrough(d.callbacks, new SettlePosted(closed, future), closed);
@@ -120,11 +123,13 @@ final class Completions {
 
     /** FailFuture: the machine's failure as the typed exception, counted if it was the connect's. */
     void fail(IdDriver d, long request, org.rdmacm4j.cm.statemachine.Failure failure) {
-        IdDriver.Owed owed = d.owed.remove(request);
-        if (owed == null) {
+        int i = d.owed.indexOf(request);
+        if (i < 0) {
             LOG.log(Level.DEBUG, new UnknownRequest(d, "FailFuture", request));
             return;
         }
+        CmFuture<Object> future = d.owed.futureAt(i);
+        d.owed.removeAt(i);
         RuntimeException ex = Failures.toException(failure, d.name(), d.historySnapshot());
         if (request == d.openRequest && d.kind == IdDriver.Kind.ACTIVE) {
             stats.connectFailed(Failures.counterKey(ex));
@@ -137,13 +142,13 @@ final class Completions {
                 }
             }
         }
-        owed.future().failThrough(d.callbacks, ex);
+        future.failThrough(d.callbacks, ex);
     }
 
     /** Fails every future {@code d} still owes with {@code ex}. */
     void failAll(IdDriver d, RuntimeException ex) {
-        for (IdDriver.Owed owed : d.owed.values()) {
-            d.callbacks.execute(new CmFuture.CompleteTask<>(owed.future(), null, ex));
+        for (CmFuture<Object> future : d.owed.futures()) {
+            d.callbacks.execute(new CmFuture.CompleteTask<>(future, null, ex));
         }
         d.owed.clear();
     }

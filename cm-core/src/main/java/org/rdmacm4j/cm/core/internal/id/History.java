@@ -16,7 +16,7 @@ import org.rdmacm4j.cm.statemachine.Input;
  */
 public final class History {
     /** First array size; the arrays double up to the capacity (most ids take a dozen steps or so). */
-    private static final int INITIAL = 16;
+    private static final int INITIAL = 12;
 
     private final int capacity;
     private final long startNanos;

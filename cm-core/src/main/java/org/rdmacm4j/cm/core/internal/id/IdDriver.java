@@ -50,9 +50,6 @@ public abstract class IdDriver extends TimerOwner implements NativeId.Owner {
         }
     };
 
-    /** How a completed future's Outcome becomes the value the user sees. */
-    public record Owed(CmFuture<Object> future, java.util.function.Function<Object, Object> value) { }
-
     public final Kind kind;
     public final long serial;
     /**
@@ -68,7 +65,7 @@ public abstract class IdDriver extends TimerOwner implements NativeId.Owner {
     /** Which phases of this id's machine are terminal, by ordinal (see {@link #adopt}). */
     private final boolean[] terminalPhases;
     public final History history;
-    public final OwedFutures<Owed> owed = new OwedFutures<>();
+    public final OwedFutures owed = new OwedFutures();
     /** The engine's list of live ids (IdEngine#liveIds): whether this one is in it, and its neighbours. */
     boolean isLive;
     IdDriver livePrev;

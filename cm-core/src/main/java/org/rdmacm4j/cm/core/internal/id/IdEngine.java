@@ -52,6 +52,15 @@ public final class IdEngine {
     /** An input for another id produced while an id's actions ran; fed once that step is done. */
     private record Deferred(IdDriver driver, Input input) { }
 
+    // Inputs without a per-step value, made once: records, immutable, compared by value (and the
+    // history describes them when read), so every step can share them.
+    private static final Input CALLS_SUCCEEDED = new Input.CallsSucceeded();
+    private static final Input QP_QUIESCED = new Input.Quiesced(Input.Resource.QP);
+    private static final Input CQ_QUIESCED = new Input.Quiesced(Input.Resource.CQ);
+    private static final Input REQUEST_SETTLED = new Input.RequestSettled();
+    /** A Cancel command (it carries nothing): for the kinds' cancel hooks. */
+    public static final Input.Command CANCEL = new Input.Command.Cancel();
+
     private final ArrayDeque<Deferred> deferred = new ArrayDeque<>();
     private boolean feeding;
     private long eventSeq;
@@ -150,7 +159,7 @@ public final class IdEngine {
     @SuppressWarnings("unchecked")
     public long owe(IdDriver d, CmFuture<?> f, java.util.function.Function<Object, Object> value) {
         long req = ++requestSeq;
-        d.owed.put(req, new IdDriver.Owed((CmFuture<Object>) f, value));
+        d.owed.put(req, (CmFuture<Object>) f, value);
         return req;
     }
 
@@ -175,9 +184,20 @@ public final class IdEngine {
     // (the launchers' JIT) each capturing lambda made is a native VM call (docs/benchmarks.md,
     // "Capturing lambdas under C1").
 
-    /** {@link #command}'s work on the dispatcher: owe its future and feed the command it makes. */
-    private record QueuedCommand(IdEngine engine, IdDriver d, LongFunction<Input.Command> make, CmFuture<Void> f)
-            implements Runnable {
+    /** {@link #command}'s work on the dispatcher: owe its future and feed the command it makes. Its own queue node. */
+    private static final class QueuedCommand extends EventLoop.QueuedWork {
+        private final IdEngine engine;
+        private final IdDriver d;
+        private final LongFunction<Input.Command> make;
+        private final CmFuture<Void> f;
+
+        QueuedCommand(IdEngine engine, IdDriver d, LongFunction<Input.Command> make, CmFuture<Void> f) {
+            this.engine = engine;
+            this.d = d;
+            this.make = make;
+            this.f = f;
+        }
+
         @Override
         public void run() {
             engine.feed(d, make.apply(engine.owe(d, f, x -> null)));
@@ -188,24 +208,40 @@ public final class IdEngine {
      * Run on another thread, queues the feed of {@code input} to {@code d} for the dispatcher: as an
      * answer ({@link EventLoop#answer}: a poller's drained or quiesced callback) or as a task
      * ({@link EventLoop#execute}: a future's cancel). The kinds use it too.
+     *
+     * <p>One object for both hops: its first run (the port's or the future's thread) queues itself,
+     * its second (the dispatcher, from the queue) feeds. It used to queue a second object made for
+     * the feed, four times per connection (a drain and a quiesce at each end). Run once by whoever
+     * it is given to; {@code queued} is written before the queue's hand-off (a CAS) and read by the
+     * dispatcher after it, so it needs no volatile. As an answer it is its own queue node
+     * ({@link EventLoop.QueuedWork}); a cancel's task (rare) is wrapped as any Runnable.
      */
-    public record FeedLater(IdEngine engine, IdDriver d, Input input, boolean asAnswer) implements Runnable {
-        @Override
-        public void run() {
-            Runnable feed = new Feed(engine, d, input);
-            if (asAnswer) {
-                engine.loop.answer(feed);
-            } else {
-                engine.loop.execute(feed);
-            }
-        }
-    }
+    public static final class FeedLater extends EventLoop.QueuedWork {
+        private final IdEngine engine;
+        private final IdDriver d;
+        private final Input input;
+        private final boolean asAnswer;
+        private boolean queued;
 
-    /** {@link #feed} as a task of the dispatcher ({@link FeedLater}). */
-    private record Feed(IdEngine engine, IdDriver d, Input input) implements Runnable {
+        public FeedLater(IdEngine engine, IdDriver d, Input input, boolean asAnswer) {
+            this.engine = engine;
+            this.d = d;
+            this.input = input;
+            this.asAnswer = asAnswer;
+        }
+
         @Override
         public void run() {
-            engine.feed(d, input);
+            if (queued) {
+                engine.feed(d, input);   // the dispatcher, from the queue
+                return;
+            }
+            queued = true;
+            if (asAnswer) {
+                engine.loop.answer(this);
+            } else {
+                engine.loop.execute(this);
+            }
         }
     }
 
@@ -312,7 +348,7 @@ public final class IdEngine {
                 runAction(d, a);
             }
         }
-        return nativeCallRan ? new Input.CallsSucceeded() : null;
+        return nativeCallRan ? CALLS_SUCCEEDED : null;
     }
 
     private void runAction(IdDriver d, Action a) {
@@ -327,9 +363,9 @@ public final class IdEngine {
             case NOTIFY -> port.notifyEstablished(d.nativeId);
             case DISCONNECT -> port.disconnect(d.nativeId);
             case DRAIN_QP -> port.drainQp(d.nativeId,
-                    new FeedLater(this, d, new Input.Quiesced(Input.Resource.QP), true));
+                    new FeedLater(this, d, QP_QUIESCED, true));
             case QUIESCE_CQ -> port.quiesceCq(d.nativeId,
-                    new FeedLater(this, d, new Input.Quiesced(Input.Resource.CQ), true));
+                    new FeedLater(this, d, CQ_QUIESCED, true));
             case DESTROY_QP -> port.destroyQp(d.nativeId);
             case DESTROY_CQ -> port.destroyCq(d.nativeId);
             case DESTROY_COMP_CHANNEL -> port.destroyCompChannel(d.nativeId);
@@ -398,7 +434,7 @@ public final class IdEngine {
         if (d.offeredBy != null && !d.requestSettled) {
             d.requestSettled = true;
             IdDriver l = d.offeredBy;
-            feed(l, new Input.RequestSettled());
+            feed(l, REQUEST_SETTLED);
         }
     }
 

@@ -83,8 +83,9 @@ final class NativeCalls {
 
     /** The device's limits cap what the policy asks for (rdma_connect/rdma_accept fail with EINVAL beyond them). */
     public static CmTuning clamp(CmTuning wanted, CmTuning device) {
-        if (device == null) {
-            return wanted;
+        if (device == null || wanted.responderResources() <= device.responderResources()
+                && wanted.initiatorDepth() <= device.initiatorDepth()) {
+            return wanted;   // within the limits already (the usual case): no new tuning per connect/accept
         }
         return new CmTuning(Math.min(wanted.responderResources(), device.responderResources()),
                 Math.min(wanted.initiatorDepth(), device.initiatorDepth()), wanted.retryCount(),

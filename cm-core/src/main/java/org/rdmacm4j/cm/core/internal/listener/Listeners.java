@@ -32,13 +32,13 @@ import org.rdmacm4j.cm.statemachine.Action;
 import org.rdmacm4j.cm.statemachine.ConnectionPolicy;
 import org.rdmacm4j.cm.statemachine.Deadlines;
 import org.rdmacm4j.cm.statemachine.Input;
-import org.rdmacm4j.cm.statemachine.MachineState;
 import org.rdmacm4j.cm.statemachine.Notice;
 import org.rdmacm4j.cm.statemachine.RetryPolicy;
 import org.rdmacm4j.cm.statemachine.Transition;
 import org.rdmacm4j.cm.statemachine.Transport;
 import org.rdmacm4j.cm.statemachine.machine.ListenerMachine;
 import org.rdmacm4j.cm.statemachine.machine.PassiveConnectionMachine;
+import org.rdmacm4j.cm.statemachine.machine.PassiveState;
 import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
 
 /**
@@ -179,12 +179,12 @@ public final class Listeners implements IdRole, ListenerImpl.Control, RequestImp
         if (machine == null || machine.policy().transport() != transport) {
             machine = listener.passiveMachine = new PassiveConnectionMachine(passivePolicy(l.options, transport));
         }
-        Transition<? extends MachineState<?>> opened = machine.open(ev, port.deviceLimits(nid));
+        Transition<PassiveState> opened = machine.open(ev, port.deviceLimits(nid));
         CompletableFuture<RequestExpiredException> expired = new CompletableFuture<>();
         IdDriver p = passives.open(nid, machine, opened.next(), listener, l.options.keepalive(), expired);
         p.history.add(engine.now(), p.phase(), "CONNECT_REQUEST");
         RequestImpl r = new RequestImpl(this, p, port.peerAddress(nid), port.localAddress(nid),
-                PrivateData.decode(ev.params().privateData()), expired);
+                opened.next().context().peerData(), expired);   // decoded once, by the machine's open
         engine.runOpened(p, opened.actionList());
         if (l.handler != null && l.options.decideOnDispatcher()) {
             decide(l.handler, r);   // asked for (ListenOptions.decideOnDispatcher): here, no hand-off

@@ -28,14 +28,27 @@ import java.util.concurrent.CompletableFuture;
  * <p>Threads: {@link #offer} any thread; everything else the loop thread.
  */
 final class TaskQueue {
-    /** A queued unit of work, the future that must fail if it can never run, and the link. */
-    static final class Task {
+    /**
+     * A queued unit of work, the future that must fail if it can never run, and the link. Either a
+     * wrapper of a Runnable, or the work itself ({@link EventLoop.QueuedWork}: no wrapper per queued task).
+     */
+    static class Task {
         private Runnable work;                     // cleared once taken: the stub must not hold it
-        private final CompletableFuture<?> owner;
+        /** Set by the thread that offers it, before the offer's CAS; read by the loop thread after it. */
+        private CompletableFuture<?> owner;
         private volatile Task next;
 
         Task(Runnable work, CompletableFuture<?> owner) {
             this.work = work;
+            this.owner = owner;
+        }
+
+        /** A node that is its own work ({@link EventLoop.QueuedWork}); its owner is set when it is queued. */
+        Task() {
+            this.work = (Runnable) this;
+        }
+
+        void owner(CompletableFuture<?> owner) {
             this.owner = owner;
         }
 

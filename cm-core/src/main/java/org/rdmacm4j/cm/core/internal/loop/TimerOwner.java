@@ -2,10 +2,14 @@ package org.rdmacm4j.cm.core.internal.loop;
 
 /**
  * Something the {@link TimerQueue} arms machine timers for (one rdma_cm_id's driver): it carries
- * the slots of its armed timers, one per timer kind, so that arming and cancelling allocate
- * nothing but the entry. Dispatcher thread only.
+ * its armed timers, at most one per timer kind, as a short list of the queue's entries, so that
+ * arming and cancelling allocate nothing (the entries are the queue's, recycled). Dispatcher thread only.
  */
 public abstract class TimerOwner {
-    /** Its armed timers by TimerKind ordinal; made and used by TimerQueue only. */
-    TimerEntry[] armedTimers;
+    /**
+     * The first of its armed timers, linked through {@link TimerEntry#nextArmed}; used by TimerQueue
+     * only. A list, not a slot array per TimerKind: an id has two or three timers armed at most, and
+     * the array was 56 bytes made per id.
+     */
+    TimerEntry armed;
 }

@@ -33,49 +33,89 @@ public final class TimerQueue<O extends TimerOwner> {
 
     private TimerEntry[] heap = new TimerEntry[64];
     private int size;
+    /**
+     * Entries out of the heap and out of every owner's list, kept to arm the next timers with: a connection
+     * arms and cancels several timers, each an entry made and dropped. Bounded by {@link #MAX_SPARES}.
+     */
+    private TimerEntry spares;
+    private int spareCount;
+    private static final int MAX_SPARES = 256;
     private final PriorityQueue<Task> tasks = new PriorityQueue<>();
-    private static final int KINDS = TimerKind.values().length;
     private long order;
 
-    // Each driver's armed entries live in a slot array on the driver (one per TimerKind, made once):
-    // arming and cancelling run several times per connection and allocate nothing but the entry.
+    // Each driver's armed entries are a short list on the driver (TimerOwner.armed, at most one per
+    // kind): arming and cancelling run several times per connection and allocate nothing once the
+    // free list has spares (an entry re-armed for its kind is reused in place).
 
     public void arm(O d, TimerKind kind, long generation, long deadlineNanos) {
-        TimerEntry[] slots = d.armedTimers;
-        if (slots == null) {
-            slots = d.armedTimers = new TimerEntry[KINDS];
+        TimerEntry e = armedOf(d, kind);
+        if (e != null) {
+            drop(e);   // re-armed: the same entry, out of the heap, armed anew
+        } else {
+            e = takeSpare();
+            e.nextArmed = d.armed;
+            d.armed = e;
         }
-        TimerEntry old = slots[kind.ordinal()];
-        if (old != null) {
-            drop(old);
-        }
-        TimerEntry e = new TimerEntry(deadlineNanos, order++, d, kind, generation);
-        slots[kind.ordinal()] = e;
+        e.set(deadlineNanos, order++, d, kind, generation);
         add(e);
     }
 
     public void cancel(O d, TimerKind kind) {
-        TimerEntry[] slots = d.armedTimers;
-        if (slots == null) {
-            return;
-        }
-        TimerEntry e = slots[kind.ordinal()];
-        if (e != null) {
-            drop(e);
-            slots[kind.ordinal()] = null;
+        TimerEntry prev = null;
+        for (TimerEntry e = d.armed; e != null; prev = e, e = e.nextArmed) {
+            if (e.kind == kind) {
+                if (prev == null) {
+                    d.armed = e.nextArmed;
+                } else {
+                    prev.nextArmed = e.nextArmed;
+                }
+                drop(e);
+                giveBack(e);
+                return;
+            }
         }
     }
 
     public void cancelAll(O d) {
-        TimerEntry[] slots = d.armedTimers;
-        if (slots == null) {
-            return;
+        TimerEntry e = d.armed;
+        d.armed = null;
+        while (e != null) {
+            TimerEntry next = e.nextArmed;
+            drop(e);
+            giveBack(e);
+            e = next;
         }
-        for (int i = 0; i < slots.length; i++) {
-            if (slots[i] != null) {
-                drop(slots[i]);
-                slots[i] = null;
+    }
+
+    /** {@code d}'s armed entry of {@code kind}, or null. */
+    private static TimerEntry armedOf(TimerOwner d, TimerKind kind) {
+        for (TimerEntry e = d.armed; e != null; e = e.nextArmed) {
+            if (e.kind == kind) {
+                return e;
             }
+        }
+        return null;
+    }
+
+    private TimerEntry takeSpare() {
+        TimerEntry e = spares;
+        if (e == null) {
+            return new TimerEntry();
+        }
+        spares = e.nextFree;
+        e.nextFree = null;
+        spareCount--;
+        return e;
+    }
+
+    /** Keeps {@code e}, out of the heap and of its owner's list (so nothing else refers to it), for a later arm. */
+    private void giveBack(TimerEntry e) {
+        e.owner = null;
+        e.nextArmed = null;
+        if (spareCount < MAX_SPARES) {
+            e.nextFree = spares;
+            spares = e;
+            spareCount++;
         }
     }
 
@@ -115,8 +155,10 @@ public final class TimerQueue<O extends TimerOwner> {
         }
         TimerEntry e = heap[0];
         O owner = (O) e.owner;
-        cancel(owner, e.kind);   // an entry in the heap is its owner's slot's: out of both
-        return new Expiry<>(owner, e.kind, e.generation);
+        TimerKind kind = e.kind;
+        long generation = e.generation;
+        cancel(owner, kind);   // an entry in the heap is in its owner's list: out of both (and spare now)
+        return new Expiry<>(owner, kind, generation);
     }
 
     /** How many timers are armed (tests). */

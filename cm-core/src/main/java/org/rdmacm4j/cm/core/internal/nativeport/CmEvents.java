@@ -23,6 +23,11 @@ import org.rdmacm4j.verbs.ibv.AsyncEvent;
  * <p>Threads: the dispatcher's.
  */
 final class CmEvents {
+    /** The parameters of an event that carries none: a record without components, shared by every such event. */
+    private static final EventParams NO_PARAMS = new EventParams.None();
+    /** How many rdma_cm event codes this build knows (codes 0 to this - 1, CmEventType.ofCode). */
+    private static final int CM_EVENT_CODES = CmEventType.values().length;
+
     private final CmEventChannel channel;
     private final Map<CmId, VerbsId> ids;
     private final Devices devices;
@@ -73,15 +78,17 @@ final class CmEvents {
             id.enter(ids);
         }
         VerbsId listen = e.listenId() == null ? null : VerbsId.of(e.listenId());
-        var type = CmEventType.find(e.type().value());
-        if (type.isEmpty()) {
+        // Not CmEventType.find: its Optional is an object per event under C1 (the launchers' JIT).
+        int code = e.type().value();
+        if (code < 0 || code >= CM_EVENT_CODES) {
             s.unroutable("unknown rdma_cm event " + e.type() + " ignored");
             return;
         }
-        if (type.get() == CmEventType.DEVICE_REMOVAL) {
+        CmEventType type = CmEventType.ofCode(code);
+        if (type == CmEventType.DEVICE_REMOVAL) {
             id.noteRemoval(deviceLoss);   // before the sink: the id may be destroyed in this step
         }
-        s.cmEvent(id, listen, type.get(), e.status(), params(e, id, type.get()));
+        s.cmEvent(id, listen, type, e.status(), params(e, id, type));
     }
 
     /**
@@ -119,7 +126,7 @@ final class CmEvents {
             return new EventParams.Ud(Bytes.of(e.ud().privateData()), Bytes.empty(), e.ud().qpNum(), e.ud().qkey(),
                     group);
         }
-        return new EventParams.None();
+        return NO_PARAMS;
     }
 
     /**
