@@ -122,6 +122,7 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
         ConnectionDriver d = engine.register(new ConnectionDriver(IdDriver.Kind.ACTIVE, engine.nextSerial(),
                 machine, ActiveState.initial(), engine.historySize(), engine.now(), engine.newCallbacks()), nid);
         d.lockstep = gate;
+        d.roleMayHold = gate != null;   // only a connect at a step barrier is held (holds)
         if (gate != null) {   // read only while held at a barrier: no clock read for the others
             d.lockstepDeadline = loop.freshNanos() + options.deadlines().connect().toNanos();   // a deadline starts now
         }
