@@ -72,6 +72,8 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
     private final Stats stats;
     private final Transport defaultTransport;
     private final StepBarriers barriers;
+    /** The last active machine made ({@link #activeMachine}). Dispatcher thread. */
+    private ActiveConnectionMachine lastActive;
 
     public Connections(IdEngine engine, ConnectionPort port, Transport defaultTransport) {
         this.engine = engine;
@@ -116,10 +118,11 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
             f.completeExceptionally(failure);
             return;
         }
-        ActiveConnectionMachine machine = new ActiveConnectionMachine(activePolicy(options));
+        ActiveConnectionMachine machine = activeMachine(options);
         ConnectionDriver d = engine.register(new ConnectionDriver(IdDriver.Kind.ACTIVE, engine.nextSerial(),
                 machine, ActiveState.initial(), engine.historySize(), engine.now(), engine.newCallbacks()), nid);
         d.lockstep = gate;
+        d.roleMayHold = gate != null;   // only a connect at a step barrier is held (holds)
         if (gate != null) {   // read only while held at a barrier: no clock read for the others
             d.lockstepDeadline = loop.freshNanos() + options.deadlines().connect().toNanos();   // a deadline starts now
         }
@@ -416,6 +419,25 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
     private ConnectionPolicy activePolicy(ConnectOptions o) {
         return new ConnectionPolicy(defaultTransport, o.deadlines(), o.retry(), o.tuning(),
                 o.awaitTimewaitExit(), true, false, 3);
+    }
+
+    /**
+     * The machine for a connect with {@code o}: the last one made if its policy came from the same
+     * values (by identity: immutable, and the defaults are one instance each), else a new one. A
+     * machine keeps only its policy and values made from it (final fields; the state is the
+     * driver's), so connects share it, as a listener's requests share their passive machine. It
+     * saves a machine, its Resolution and a policy per connect. Dispatcher thread.
+     */
+    private ActiveConnectionMachine activeMachine(ConnectOptions o) {
+        ActiveConnectionMachine m = lastActive;
+        if (m != null) {
+            ConnectionPolicy p = m.policy();
+            if (p.deadlines() == o.deadlines() && p.retry() == o.retry() && p.tuning() == o.tuning()
+                    && p.awaitTimewaitExit() == o.awaitTimewaitExit()) {
+                return m;
+            }
+        }
+        return lastActive = new ActiveConnectionMachine(activePolicy(o));
     }
 
     // ------------------------------------------------------------------ the tasks and functions it hands out

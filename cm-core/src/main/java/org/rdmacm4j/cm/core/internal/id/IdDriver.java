@@ -93,6 +93,12 @@ public abstract class IdDriver extends TimerOwner implements NativeId.Owner {
     public boolean requestSettled;
     /** The request number of the connect/accept future (for counters), 0 if none. */
     public long openRequest;
+    /**
+     * Whether the id's role may hold its inputs back ({@link IdRole#holds}, a connect at a step
+     * barrier): the engine asks the role only then, not on every step (an interface call to one of
+     * three roles, through C1's itable stub). Set by the role before the id's first input.
+     */
+    public boolean roleMayHold;
 
     @SuppressWarnings({"unchecked", "rawtypes"})
     protected IdDriver(Kind kind, long serial, CmIdMachine<?, ?> machine, MachineState<?> initial,
@@ -123,12 +129,15 @@ public abstract class IdDriver extends TimerOwner implements NativeId.Owner {
         // The phase as the Enum its type variable erases to, not as a Phase: a cast to that
         // interface is a call to C1's slow subtype-check stub, on every step of every id.
         Enum<?> p = next.phase();
-        phase = p.name();
+        String name = p.name();
+        if (name != phase) {   // a volatile write (a fence) only when the phase changes, not every step
+            phase = name;
+        }
         terminal = terminalPhases[p.ordinal()];
         if (cause == null) {
-            history.add(nowNanos, phase, "open");
+            history.add(nowNanos, name, "open");
         } else {
-            history.add(nowNanos, phase, cause);   // described when the history is read
+            history.add(nowNanos, name, cause);   // described when the history is read
         }
     }
 

@@ -299,7 +299,7 @@ public final class IdEngine {
      */
     public void step(IdDriver d, Input first) {
         try {
-            if (role(d).holds(d, first)) {
+            if (d.roleMayHold && role(d).holds(d, first)) {
                 return;
             }
             Input in = first;
@@ -336,23 +336,27 @@ public final class IdEngine {
         // size are direct calls that return Action, not List's interface calls and a cast to Action.
         for (int i = 0, n = actions.size(); i < n; i++) {
             Action a = actions.get(i);
-            if (a.variant().nativeCall()) {   // not instanceof, no cast: see NativeCalls#run
+            // Read once, handed on: variant() is an interface call to one of ~30 records (an itable
+            // stub under C1); the switch that runs the action used to call it a second time.
+            Action.Variant v = a.variant();
+            if (v.nativeCall()) {   // not instanceof, no cast: see NativeCalls#run
                 try {
-                    nativeCalls.run(d, a, role(d));
+                    nativeCalls.run(d, a, v, role(d));
                     nativeCallRan = true;
                 } catch (PortCallException e) {
                     LOG.log(Level.DEBUG, new CallFailedLine(d, e));
                     return new Input.CallFailed((Action.NativeCall) a, e.errno());
                 }
             } else {
-                runAction(d, a);
+                runAction(d, a, v);
             }
         }
         return nativeCallRan ? CALLS_SUCCEEDED : null;
     }
 
-    private void runAction(IdDriver d, Action a) {
-        switch (a.variant()) {
+    /** Runs one action that is not a native call; {@code v} is its {@code variant()}. */
+    private void runAction(IdDriver d, Action a, Action.Variant v) {
+        switch (v) {
             // Bookkeeping only: verbs acked each event when it copied it (CmEventChannel, DeviceContext).
             case ACK_CM_EVENT, ACK_ASYNC_EVENT -> { }
             case REJECT -> {

@@ -58,7 +58,8 @@ public interface IdRole {
 
     /**
      * Whether {@code in} is held back before it reaches the machine (a connect waiting at its step
-     * barrier). A held input is fed again by the role once it may go on.
+     * barrier). A held input is fed again by the role once it may go on. Asked only for an id whose
+     * {@link IdDriver#roleMayHold} the role set.
      */
     default boolean holds(IdDriver d, Input in) {
         return false;

@@ -22,10 +22,11 @@ final class NativeCalls {
      * Runs one native call of {@code d}'s actions (an {@link Action.NativeCall}); throws
      * PortCallException if it failed. Takes the call as an {@link Action}: the casts below are to
      * records (one class compare each), where a cast to the NativeCall interface first would be a
-     * call to C1's slow subtype-check stub per native call.
+     * call to C1's slow subtype-check stub per native call. {@code variant} is the call's
+     * {@code variant()}, read once by the engine.
      */
-    void run(IdDriver d, Action call, IdRole role) {
-        switch (call.variant()) {
+    void run(IdDriver d, Action call, Action.Variant variant, IdRole role) {
+        switch (variant) {
             case CREATE_ID -> {
                 NativeId nid = d.kind.ud() ? port.createUdId() : port.createId();
                 nid.attach(d);

@@ -6,17 +6,21 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import org.rdmacm4j.cm.core.CmStatistics;
 
-/** The counters of one RdmaCm. Written by the dispatcher (and callback threads), read by anyone. */
+/**
+ * The counters of one RdmaCm, read by anyone. Those only the dispatcher writes are
+ * {@link DispatcherCounter}s; the failures (from a caller's thread too) and callback failures (callback
+ * threads) stay {@code LongAdder}s.
+ */
 public final class Stats {
-    public final LongAdder connectsStarted = new LongAdder();
-    public final LongAdder connectsSucceeded = new LongAdder();
+    public final DispatcherCounter connectsStarted = new DispatcherCounter();
+    public final DispatcherCounter connectsSucceeded = new DispatcherCounter();
     public final Map<String, LongAdder> connectsFailed = new ConcurrentHashMap<>();
-    public final LongAdder requestsReceived = new LongAdder();
-    public final LongAdder accepts = new LongAdder();
-    public final LongAdder rejects = new LongAdder();
-    public final LongAdder disconnects = new LongAdder();
-    public final LongAdder cmEvents = new LongAdder();
-    public final LongAdder asyncEvents = new LongAdder();
+    public final DispatcherCounter requestsReceived = new DispatcherCounter();
+    public final DispatcherCounter accepts = new DispatcherCounter();
+    public final DispatcherCounter rejects = new DispatcherCounter();
+    public final DispatcherCounter disconnects = new DispatcherCounter();
+    public final DispatcherCounter cmEvents = new DispatcherCounter();
+    public final DispatcherCounter asyncEvents = new DispatcherCounter();
     public final LongAdder callbackFailures = new LongAdder();
     public volatile int liveIds;
 
