@@ -185,11 +185,16 @@ public final class Timers {
     }
 
     public Timers cancel(TimerKind kind, ActionList out) {
-        if (!isArmed(kind)) {
+        // isArmed, index and without inlined by hand, the kind's bit computed once: every teardown
+        // step cancels a timer, and the usual value has that one timer armed (no index to count).
+        int bit = bit(kind);
+        int kinds = armedKinds;
+        if ((kinds & bit) == 0) {
             return this;
         }
-        out.add(cancelAction(kind, generations[index(kind)]));
-        return without(kind);
+        int below = kinds & (bit - 1);
+        out.add(cancelAction(kind, generations[below == 0 ? 0 : Integer.bitCount(below)]));
+        return generations.length == 1 ? idle(nextGeneration) : without(kind);
     }
 
     /** The timer fired: forget it (no CancelTimer needed). */
