@@ -72,9 +72,32 @@ public final class ActionList extends AbstractList<Action> implements RandomAcce
         return frozen;
     }
 
-    /** Appends {@code action}; the argument is {@code Action}, not {@code Object}, so no bridge cast runs. */
+    /**
+     * Appends {@code action}; the argument is {@code Action}, not {@code Object}, so no bridge cast runs.
+     * The common case (an open list with a free field, a non-null action) is one test and a store
+     * here, without a call: under C1 this method is too big to inline into its callers, and the
+     * {@code put} and {@code checkOpen} it called were calls of their own per action.
+     */
     @Override
     public boolean add(Action action) {
+        int n = size;
+        if (frozen || action == null || n >= FIELDS) {
+            return addSlow(action);
+        }
+        switch (n) {
+            case 0 -> a0 = action;
+            case 1 -> a1 = action;
+            case 2 -> a2 = action;
+            case 3 -> a3 = action;
+            case 4 -> a4 = action;
+            default -> a5 = action;
+        }
+        size = n + 1;
+        return true;
+    }
+
+    /** {@link #add(Action)}'s other cases, with its checks in their old order (null first, then frozen). */
+    private boolean addSlow(Action action) {
         Objects.requireNonNull(action, "action");
         checkOpen();
         put(size, action);

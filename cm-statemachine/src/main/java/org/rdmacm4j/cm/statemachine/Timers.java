@@ -162,16 +162,23 @@ public final class Timers {
     }
 
     public Timers arm(TimerKind kind, long delayNanos, ActionList out) {
-        int i = index(kind);
+        // The kind's bit and whether it is armed computed once (they were four calls of bit and
+        // isArmed, and index's): every connection arms several timers.
+        int ordinal = kind.ordinal();
+        int bit = 1 << ordinal;
+        int kinds = armedKinds;
+        boolean armed = (kinds & bit) != 0;
+        int below = kinds & (bit - 1);
+        int i = below == 0 ? 0 : Integer.bitCount(below);
         long[] next;
-        if (isArmed(kind)) {
+        if (armed) {
             out.add(cancelAction(kind, generations[i]));
         }
         out.add(new Action.ArmTimer(kind, nextGeneration, Math.max(0, delayNanos)));
-        if ((armedKinds & ~bit(kind)) == 0 && nextGeneration >= 1 && nextGeneration < SHARED_GENERATIONS) {
-            return JUST_ARMED[kind.ordinal()][(int) nextGeneration];   // the common case: nothing else armed
+        if ((kinds & ~bit) == 0 && nextGeneration >= 1 && nextGeneration < SHARED_GENERATIONS) {
+            return JUST_ARMED[ordinal][(int) nextGeneration];   // the common case: nothing else armed
         }
-        if (isArmed(kind)) {
+        if (armed) {
             next = generations.clone();
         } else if (armedKinds == 0) {
             next = new long[1];
@@ -181,15 +188,20 @@ public final class Timers {
             System.arraycopy(generations, i, next, i + 1, generations.length - i);
         }
         next[i] = nextGeneration;
-        return new Timers(armedKinds | bit(kind), next, nextGeneration + 1);
+        return new Timers(kinds | bit, next, nextGeneration + 1);
     }
 
     public Timers cancel(TimerKind kind, ActionList out) {
-        if (!isArmed(kind)) {
+        // isArmed, index and without inlined by hand, the kind's bit computed once: every teardown
+        // step cancels a timer, and the usual value has that one timer armed (no index to count).
+        int bit = bit(kind);
+        int kinds = armedKinds;
+        if ((kinds & bit) == 0) {
             return this;
         }
-        out.add(cancelAction(kind, generations[index(kind)]));
-        return without(kind);
+        int below = kinds & (bit - 1);
+        out.add(cancelAction(kind, generations[below == 0 ? 0 : Integer.bitCount(below)]));
+        return generations.length == 1 ? idle(nextGeneration) : without(kind);
     }
 
     /** The timer fired: forget it (no CancelTimer needed). */

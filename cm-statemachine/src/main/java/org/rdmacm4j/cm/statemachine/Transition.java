@@ -20,7 +20,10 @@ public record Transition<S extends MachineState<?>>(S next, List<Action> actions
      */
     public Transition {
         Objects.requireNonNull(next, "next");
-        actions = ActionList.copyOf(actions);
+        // The machines' own list (every step's) frozen here, without calling copyOf: that method
+        // is too big for C1 to inline, so it was a call per step; the exact-class test of a final
+        // class and freeze() are a few instructions.
+        actions = actions instanceof ActionList l ? l.freeze() : ActionList.copyOf(actions);
     }
 
     /**

@@ -164,8 +164,8 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                         }
                         out.add(new Action.Connect(d.openPayload().wire(), policy.tuning()));
                         // From here on there may be a connection that the teardown must disconnect.
-                        d.connectSent = true;
-                        d.connectOutstanding = true;
+                        d.connectSent(true);
+                        d.connectOutstanding(true);
                         yield ActivePhase.CONNECTING;
                     }
                     case ROUTE_ERROR -> resolution.routeError(phase, e, d, out);
@@ -175,7 +175,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                         }
                         Outcome.Connected connected = new Outcome.Connected(
                                 PrivateData.decode(e.params().privateData()), e.params());
-                        d.connectOutstanding = false;
+                        d.connectOutstanding(false);
                         Opening.opened(d, out, connected);
                         d.attempts = 0;
                         out.notice(new Notice.Established(connected));
@@ -192,16 +192,16 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                         if (phase != ActivePhase.CONNECTING) {
                             yield unexpected(out, phase, in, "no connect is outstanding");
                         }
-                        d.connectionLost = true;
-                        d.connectOutstanding = false;
+                        d.connectionLost(true);
+                        d.connectOutstanding(false);
                         yield fail(d, out, new Failure.ConnectError(e.status()), Mode.ABORT);
                     }
                     case UNREACHABLE -> {
                         if (phase == ActivePhase.BACKOFF) {
                             yield unexpected(out, phase, in, "nothing is in flight between attempts");
                         }
-                        d.connectionLost = true;
-                        d.connectOutstanding = false;
+                        d.connectionLost(true);
+                        d.connectOutstanding(false);
                         yield fail(d, out, new Failure.Unreachable(e.status()), Mode.ABORT);
                     }
                     // DISCONNECTED before ESTABLISHED (UCX #4719): fail the connect, answer with rdma_disconnect.
@@ -209,7 +209,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                         if (phase != ActivePhase.CONNECTING) {
                             yield unexpected(out, phase, in, "no connection to disconnect");
                         }
-                        d.connectOutstanding = false;
+                        d.connectOutstanding(false);
                         Teardown.answerDisconnect(d, out);
                         yield fail(d, out, new Failure.PeerDisconnected(e.status()), Mode.ABORT);
                     }
@@ -227,7 +227,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                 if (e.type() == org.rdmacm4j.cm.statemachine.AsyncEventType.DEVICE_FATAL) {
                     yield fail(d, out, Singletons.DEVICE_REMOVED, Mode.DEVICE_GONE);
                 }
-                if (e.type().breaksQueuePair() && d.hasQp) {
+                if (e.type().breaksQueuePair() && d.hasQp()) {
                     yield giveUp(phase, d, out, new Failure.QueuePairError(e.type()));
                 }
                 yield asyncWithoutConnection(phase, e, d, out);
@@ -281,8 +281,8 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
             case Action.CreateQp a -> resolution.createQpFailed(phase, f, d, out);
             case Action.ResolveRoute a -> resolution.resolveRouteFailed(phase, f, d, out);
             case Action.Connect a when phase == ActivePhase.CONNECTING -> {
-                d.connectSent = false;
-                d.connectOutstanding = false;
+                d.connectSent(false);
+                d.connectOutstanding(false);
                 // siw: nobody listens on the port is a synchronous ECONNREFUSED, not a REJECTED event.
                 yield policy.transport() == Transport.IWARP && f.errno() == RejectReason.ECONNREFUSED
                         ? rejected(d, out, new RejectReason.NoListener())
@@ -322,7 +322,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
      * arrives, so the open future fails now and the teardown waits (bounded) for the result event.
      */
     private ActivePhase giveUp(ActivePhase phase, Draft d, Emitter out, Failure cause) {
-        if (phase == ActivePhase.CONNECTING && d.connectOutstanding && policy.transport() == Transport.IWARP) {
+        if (phase == ActivePhase.CONNECTING && d.connectOutstanding() && policy.transport() == Transport.IWARP) {
             if (d.pendingOpen != 0) {
                 out.fail(d.pendingOpen, cause);
                 d.pendingOpen = 0;
@@ -411,7 +411,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                         yield resultArrived(d, out, Mode.ABORT);
                     }
                     case REJECTED, CONNECT_ERROR, UNREACHABLE -> {
-                        d.connectionLost = true;
+                        d.connectionLost(true);
                         yield resultArrived(d, out, Mode.ABORT);
                     }
                     case DEVICE_REMOVAL -> resultArrived(d, out, Mode.DEVICE_GONE);
@@ -466,7 +466,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
     }
 
     private ActivePhase resultArrived(Draft d, Emitter out, Mode mode) {
-        d.connectOutstanding = false;
+        d.connectOutstanding(false);
         return fail(d, out, Singletons.CLOSED, mode);
     }
 

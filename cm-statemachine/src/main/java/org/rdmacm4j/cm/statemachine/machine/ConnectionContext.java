@@ -25,26 +25,51 @@ import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
  * accessors and the constructor of all twenty-three values stay as they were.
  *
  * @param pendingOpen     request number of the connect/accept future still owed, 0 if none
- * @param hasId           the rdma_cm_id exists
- * @param hasQp           the QP exists
- * @param hasCq           the CQ(s) and completion channel exist
- * @param connectSent     rdma_connect/rdma_accept was issued (a connection may exist to disconnect)
- * @param connectionLost  the CM already ended the connection (DISCONNECTED, REJECTED, UNREACHABLE...)
- * @param disconnectSent  rdma_disconnect was issued
- * @param established     ESTABLISHED was seen (the handler is live)
- * @param settleOwed      opened from a request and still in REQUEST_RECEIVED: SettleRequest is owed
- * @param connectOutstanding rdma_connect was issued and its result event (ESTABLISHED, REJECTED,
- *                        CONNECT_ERROR, UNREACHABLE, DISCONNECTED) has not arrived; on iWARP a
- *                        disconnect or destroy would block until it does
- * @param disconnectAnswered the peer's DISCONNECTED was answered with rdma_disconnect (the DREP of
- *                        a crossing disconnect), once per id
+ * @param flags           the ten flags below, one bit each ({@link #HAS_ID} ...), read by their
+ *                        accessors: one int for the draft to copy and compare, and for a new context
+ *                        to store, where ten booleans were ten of each per step
+ *
+ * <p>The flags (each an accessor; the constructor of the record this was takes them one by one):
+ * <ul>
+ * <li>{@code hasId}: the rdma_cm_id exists
+ * <li>{@code hasQp}: the QP exists
+ * <li>{@code hasCq}: the CQ(s) and completion channel exist
+ * <li>{@code connectSent}: rdma_connect/rdma_accept was issued (a connection may exist to disconnect)
+ * <li>{@code connectionLost}: the CM already ended the connection (DISCONNECTED, REJECTED, UNREACHABLE...)
+ * <li>{@code disconnectSent}: rdma_disconnect was issued
+ * <li>{@code established}: ESTABLISHED was seen (the handler is live)
+ * <li>{@code settleOwed}: opened from a request and still in REQUEST_RECEIVED: SettleRequest is owed
+ * <li>{@code connectOutstanding}: rdma_connect was issued and its result event (ESTABLISHED, REJECTED,
+ *     CONNECT_ERROR, UNREACHABLE, DISCONNECTED) has not arrived; on iWARP a disconnect or destroy
+ *     would block until it does
+ * <li>{@code disconnectAnswered}: the peer's DISCONNECTED was answered with rdma_disconnect (the DREP
+ *     of a crossing disconnect), once per id
+ * </ul>
+ *
  * @param timers          the armed timers
  * @param rarelySet       the values few steps write (see {@link RarelySet})
  */
-public record ConnectionContext(long pendingOpen, boolean hasId, boolean hasQp, boolean hasCq,
-                                boolean connectSent, boolean connectionLost, boolean disconnectSent,
-                                boolean established, boolean settleOwed, boolean connectOutstanding,
-                                boolean disconnectAnswered, Timers timers, RarelySet rarelySet) {
+public record ConnectionContext(long pendingOpen, int flags, Timers timers, RarelySet rarelySet) {
+    /** Bit of {@link #flags}: {@link #hasId()}. */
+    static final int HAS_ID = 1 << 0;
+    /** Bit of {@link #flags}: {@link #hasQp()}. */
+    static final int HAS_QP = 1 << 1;
+    /** Bit of {@link #flags}: {@link #hasCq()}. */
+    static final int HAS_CQ = 1 << 2;
+    /** Bit of {@link #flags}: {@link #connectSent()}. */
+    static final int CONNECT_SENT = 1 << 3;
+    /** Bit of {@link #flags}: {@link #connectionLost()}. */
+    static final int CONNECTION_LOST = 1 << 4;
+    /** Bit of {@link #flags}: {@link #disconnectSent()}. */
+    static final int DISCONNECT_SENT = 1 << 5;
+    /** Bit of {@link #flags}: {@link #established()}. */
+    static final int ESTABLISHED = 1 << 6;
+    /** Bit of {@link #flags}: {@link #settleOwed()}. */
+    static final int SETTLE_OWED = 1 << 7;
+    /** Bit of {@link #flags}: {@link #connectOutstanding()}. */
+    static final int CONNECT_OUTSTANDING = 1 << 8;
+    /** Bit of {@link #flags}: {@link #disconnectAnswered()}. */
+    static final int DISCONNECT_ANSWERED = 1 << 9;
 
     /** Where a retry resumes. */
     public enum RetryFrom {
@@ -147,6 +172,75 @@ public record ConnectionContext(long pendingOpen, boolean hasId, boolean hasQp, 
         Objects.requireNonNull(rarelySet, "rarelySet");
     }
 
+    /** A context from its scalars one by one (the canonical constructor before the flags became bits). */
+    public ConnectionContext(long pendingOpen, boolean hasId, boolean hasQp, boolean hasCq,
+                             boolean connectSent, boolean connectionLost, boolean disconnectSent,
+                             boolean established, boolean settleOwed, boolean connectOutstanding,
+                             boolean disconnectAnswered, Timers timers, RarelySet rarelySet) {
+        this(pendingOpen, flags(hasId, hasQp, hasCq, connectSent, connectionLost, disconnectSent, established,
+                settleOwed, connectOutstanding, disconnectAnswered), timers, rarelySet);
+    }
+
+    private static int flags(boolean hasId, boolean hasQp, boolean hasCq, boolean connectSent,
+                             boolean connectionLost, boolean disconnectSent, boolean established,
+                             boolean settleOwed, boolean connectOutstanding, boolean disconnectAnswered) {
+        return (hasId ? HAS_ID : 0) | (hasQp ? HAS_QP : 0) | (hasCq ? HAS_CQ : 0)
+                | (connectSent ? CONNECT_SENT : 0) | (connectionLost ? CONNECTION_LOST : 0)
+                | (disconnectSent ? DISCONNECT_SENT : 0) | (established ? ESTABLISHED : 0)
+                | (settleOwed ? SETTLE_OWED : 0) | (connectOutstanding ? CONNECT_OUTSTANDING : 0)
+                | (disconnectAnswered ? DISCONNECT_ANSWERED : 0);
+    }
+
+    /** As the record of ten boolean components printed itself (tests and documents read it). */
+    @Override
+    public String toString() {
+        return "ConnectionContext[pendingOpen=" + pendingOpen + ", hasId=" + hasId() + ", hasQp=" + hasQp()
+                + ", hasCq=" + hasCq() + ", connectSent=" + connectSent() + ", connectionLost=" + connectionLost()
+                + ", disconnectSent=" + disconnectSent() + ", established=" + established() + ", settleOwed="
+                + settleOwed() + ", connectOutstanding=" + connectOutstanding() + ", disconnectAnswered="
+                + disconnectAnswered() + ", timers=" + timers + ", rarelySet=" + rarelySet + "]";
+    }
+
+    public boolean hasId() {
+        return (flags & HAS_ID) != 0;
+    }
+
+    public boolean hasQp() {
+        return (flags & HAS_QP) != 0;
+    }
+
+    public boolean hasCq() {
+        return (flags & HAS_CQ) != 0;
+    }
+
+    public boolean connectSent() {
+        return (flags & CONNECT_SENT) != 0;
+    }
+
+    public boolean connectionLost() {
+        return (flags & CONNECTION_LOST) != 0;
+    }
+
+    public boolean disconnectSent() {
+        return (flags & DISCONNECT_SENT) != 0;
+    }
+
+    public boolean established() {
+        return (flags & ESTABLISHED) != 0;
+    }
+
+    public boolean settleOwed() {
+        return (flags & SETTLE_OWED) != 0;
+    }
+
+    public boolean connectOutstanding() {
+        return (flags & CONNECT_OUTSTANDING) != 0;
+    }
+
+    public boolean disconnectAnswered() {
+        return (flags & DISCONNECT_ANSWERED) != 0;
+    }
+
     /**
      * A context from every value (the constructor of the record this was before those few steps
      * write moved to {@link RarelySet}).
@@ -237,8 +331,7 @@ public record ConnectionContext(long pendingOpen, boolean hasId, boolean hasQp, 
         return waiters == NO_WAITERS || waiters.getClass() == LIST12 ? waiters : List.copyOf(waiters);
     }
 
-    private static final ConnectionContext FRESH = new ConnectionContext(0, true, false, false, false, false,
-            false, false, false, false, false, Timers.none(), new RarelySet(null, 0, NO_WAITERS, NO_WAITERS,
+    private static final ConnectionContext FRESH = new ConnectionContext(0, HAS_ID, Timers.none(), new RarelySet(null, 0, NO_WAITERS, NO_WAITERS,
                     RetryFrom.RESOLVE_ADDR, NO_GROUPS, PrivateData.Received.nothing(), new EventParams.None(), null,
                     null, null));
 
@@ -264,17 +357,9 @@ public record ConnectionContext(long pendingOpen, boolean hasId, boolean hasQp, 
         private final ConnectionContext base;
         long pendingOpen;
         int attempts;
-        boolean hasId;
-        boolean hasQp;
-        boolean hasCq;
-        boolean connectSent;
-        boolean connectionLost;
-        boolean disconnectSent;
-        boolean established;
+        /** The context's flags, one bit each (see {@link ConnectionContext#flags}): read and set by the methods below. */
+        private int flags;
         Timers timers;
-        boolean settleOwed;
-        boolean connectOutstanding;
-        boolean disconnectAnswered;
         /** base's until a step sets a reference that differs; then a new value. Never changed in place. */
         private RarelySet rarelySet;
         private TreeMap<String, Group> groups;  // null: rarelySet's, untouched
@@ -283,18 +368,92 @@ public record ConnectionContext(long pendingOpen, boolean hasId, boolean hasQp, 
             base = c;
             pendingOpen = c.pendingOpen;
             attempts = c.rarelySet.attempts;
-            hasId = c.hasId;
-            hasQp = c.hasQp;
-            hasCq = c.hasCq;
-            connectSent = c.connectSent;
-            connectionLost = c.connectionLost;
-            disconnectSent = c.disconnectSent;
-            established = c.established;
+            flags = c.flags;
             timers = c.timers;
-            settleOwed = c.settleOwed;
-            connectOutstanding = c.connectOutstanding;
-            disconnectAnswered = c.disconnectAnswered;
             rarelySet = c.rarelySet;
+        }
+
+        // The flags, each a getter and a setter small enough for C1 to inline (the machines set
+        // them with constants, which C1 folds: one or, or one and).
+
+        boolean hasId() {
+            return (flags & HAS_ID) != 0;
+        }
+
+        void hasId(boolean value) {
+            flags = value ? flags | HAS_ID : flags & ~HAS_ID;
+        }
+
+        boolean hasQp() {
+            return (flags & HAS_QP) != 0;
+        }
+
+        void hasQp(boolean value) {
+            flags = value ? flags | HAS_QP : flags & ~HAS_QP;
+        }
+
+        boolean hasCq() {
+            return (flags & HAS_CQ) != 0;
+        }
+
+        void hasCq(boolean value) {
+            flags = value ? flags | HAS_CQ : flags & ~HAS_CQ;
+        }
+
+        boolean connectSent() {
+            return (flags & CONNECT_SENT) != 0;
+        }
+
+        void connectSent(boolean value) {
+            flags = value ? flags | CONNECT_SENT : flags & ~CONNECT_SENT;
+        }
+
+        boolean connectionLost() {
+            return (flags & CONNECTION_LOST) != 0;
+        }
+
+        void connectionLost(boolean value) {
+            flags = value ? flags | CONNECTION_LOST : flags & ~CONNECTION_LOST;
+        }
+
+        boolean disconnectSent() {
+            return (flags & DISCONNECT_SENT) != 0;
+        }
+
+        void disconnectSent(boolean value) {
+            flags = value ? flags | DISCONNECT_SENT : flags & ~DISCONNECT_SENT;
+        }
+
+        boolean established() {
+            return (flags & ESTABLISHED) != 0;
+        }
+
+        void established(boolean value) {
+            flags = value ? flags | ESTABLISHED : flags & ~ESTABLISHED;
+        }
+
+        boolean settleOwed() {
+            return (flags & SETTLE_OWED) != 0;
+        }
+
+        void settleOwed(boolean value) {
+            flags = value ? flags | SETTLE_OWED : flags & ~SETTLE_OWED;
+        }
+
+        boolean connectOutstanding() {
+            return (flags & CONNECT_OUTSTANDING) != 0;
+        }
+
+        void connectOutstanding(boolean value) {
+            flags = value ? flags | CONNECT_OUTSTANDING : flags & ~CONNECT_OUTSTANDING;
+        }
+
+        boolean disconnectAnswered() {
+            return (flags & DISCONNECT_ANSWERED) != 0;
+        }
+
+        void disconnectAnswered(boolean value) {
+            flags = value ? flags | DISCONNECT_ANSWERED : flags & ~DISCONNECT_ANSWERED;
         }
 
         PrivateData openPayload() {
@@ -419,8 +578,7 @@ public record ConnectionContext(long pendingOpen, boolean hasId, boolean hasQp, 
             if (r == base.rarelySet && unchangedScalars()) {
                 return base;
             }
-            return new ConnectionContext(pendingOpen, hasId, hasQp, hasCq, connectSent, connectionLost,
-                    disconnectSent, established, settleOwed, connectOutstanding, disconnectAnswered, timers, r);
+            return new ConnectionContext(pendingOpen, flags, timers, r);
         }
 
         /**
@@ -430,11 +588,7 @@ public record ConnectionContext(long pendingOpen, boolean hasId, boolean hasQp, 
          */
         private boolean unchangedScalars() {
             ConnectionContext c = base;
-            return timers == c.timers && pendingOpen == c.pendingOpen && hasId == c.hasId
-                    && hasQp == c.hasQp && hasCq == c.hasCq && connectSent == c.connectSent
-                    && connectionLost == c.connectionLost && disconnectSent == c.disconnectSent
-                    && established == c.established && settleOwed == c.settleOwed && connectOutstanding == c.connectOutstanding
-                    && disconnectAnswered == c.disconnectAnswered;
+            return timers == c.timers && pendingOpen == c.pendingOpen && flags == c.flags;
         }
     }
 }

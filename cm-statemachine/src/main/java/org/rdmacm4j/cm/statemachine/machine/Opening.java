@@ -40,7 +40,7 @@ final class Opening {
     /** The open succeeded: the one connect deadline stops and the open future completes. */
     static void opened(Draft d, Emitter out, Outcome outcome) {
         d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out.actions);
-        d.established = true;
+        d.established(true);
         out.complete(d.pendingOpen, outcome);
         d.pendingOpen = 0;
     }
@@ -52,10 +52,10 @@ final class Opening {
     }
 
     static void createQp(Draft d, Emitter out) {
-        if (!d.hasQp) {
+        if (!d.hasQp()) {
             out.add(Singletons.CREATE_QP);
-            d.hasQp = true;
-            d.hasCq = true;
+            d.hasQp(true);
+            d.hasCq(true);
         }
     }
 
@@ -85,7 +85,7 @@ final class Opening {
                 yield Step.RESOLVING_ROUTE;
             }
             case NEW_ID -> {
-                d.hasId = true;
+                d.hasId(true);
                 out.add(Singletons.CREATE_ID);
                 out.add(new Action.ResolveAddr((int) p.deadlines().resolveAddr().toMillis()));
                 yield Step.RESOLVING_ADDR;
@@ -100,14 +100,14 @@ final class Opening {
      * DestroyCompChannel, DestroyId (each wait bounded); the retry's CreateQp creates them afresh.
      */
     static Rejection retryRejected(Draft d, Emitter out, ConnectionPolicy p, RejectReason reason) {
-        d.connectionLost = true;
-        d.connectOutstanding = false;
+        d.connectionLost(true);
+        d.connectOutstanding(false);
         if (!p.retry().retries(reason) || d.attempts >= p.retry().maxAttempts()) {
             return Rejection.FAIL;
         }
         d.attempts++;
         d.retryFrom(RetryFrom.NEW_ID);
-        if (d.hasQp) {
+        if (d.hasQp()) {
             out.add(Singletons.DRAIN_QP);
             d.timers = d.timers.arm(TimerKind.DRAIN_DEADLINE, p.deadlines().drain().toNanos(), out.actions);
             return Rejection.DRAIN;
@@ -119,7 +119,7 @@ final class Opening {
     /** The retry's QP is flushed (or its deadline passed): stop the poller. Returns false if there is no CQ. */
     static boolean retryDrained(Draft d, Emitter out, ConnectionPolicy p) {
         d.timers = d.timers.cancel(TimerKind.DRAIN_DEADLINE, out.actions);
-        if (d.hasCq) {
+        if (d.hasCq()) {
             out.add(Singletons.QUIESCE_CQ);
             d.timers = d.timers.arm(TimerKind.QUIESCE_DEADLINE, p.deadlines().quiesce().toNanos(), out.actions);
             return true;
@@ -135,14 +135,14 @@ final class Opening {
     static void retryReleased(Draft d, Emitter out, ConnectionPolicy p, boolean quiet) {
         d.timers = d.timers.cancel(TimerKind.QUIESCE_DEADLINE, out.actions);
         Teardown.destroyQueues(d, out, quiet);
-        if (d.hasId) {
+        if (d.hasId()) {
             out.add(Singletons.DESTROY_ID);
-            d.hasId = false;
+            d.hasId(false);
         }
-        d.connectSent = false;
-        d.connectionLost = false;
-        d.disconnectSent = false;
-        d.disconnectAnswered = false;
+        d.connectSent(false);
+        d.connectionLost(false);
+        d.disconnectSent(false);
+        d.disconnectAnswered(false);
         d.timers = d.timers.arm(TimerKind.RETRY_BACKOFF, p.retry().backoffNanos(d.attempts), out.actions);
     }
 

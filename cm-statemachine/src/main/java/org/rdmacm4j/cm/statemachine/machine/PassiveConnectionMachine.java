@@ -78,7 +78,9 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
         PassivePhase next = input instanceof Input.TimerExpired t && !d.timers.isCurrent(t)
                 ? state.phase()
                 : dispatch(state.phase(), input, variant, d, out);
-        if (next != PassivePhase.REQUEST_RECEIVED) {
+        // The flag tested here, not only in settle (too big for C1 to inline): owed at most once
+        // per id, so nearly every step skips the call.
+        if (next != PassivePhase.REQUEST_RECEIVED && d.settleOwed()) {
             Requests.settle(d, out);
         }
         ConnectionContext c = d.build();
@@ -124,7 +126,7 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                 d.timers = d.timers.arm(TimerKind.ACCEPT_DEADLINE, policy.deadlines().accept().toNanos(), out.actions);
                 Opening.createQp(d, out);
                 out.add(new Action.Accept(c.payload().wire(), d.acceptTuning()));
-                d.connectSent = true;
+                d.connectSent(true);
                 yield PassivePhase.ACCEPTING;
             }
             case REJECT -> {
@@ -149,7 +151,7 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                 yield switch (e.type()) {
                     // The active side gave up (its REQ timed out, it was destroyed) before we decided.
                     case REJECTED, UNREACHABLE, CONNECT_ERROR, DISCONNECTED -> {
-                        d.connectionLost = true;
+                        d.connectionLost(true);
                         Requests.expire(d, out, "the peer gave up before a decision (" + e.type() + ", status "
                                 + e.status() + ")");
                         yield PassivePhase.of(Teardown.finish(d, out));
@@ -211,7 +213,7 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                 yield switch (e.type()) {
                     case ESTABLISHED -> {
                         d.timers = d.timers.cancel(TimerKind.ACCEPT_DEADLINE, out.actions);
-                        d.established = true;
+                        d.established(true);
                         // The peer's data is the CONNECT_REQUEST's: ESTABLISHED (the RTU) carries none.
                         Outcome.Connected connected = new Outcome.Connected(d.peerData(), d.requestParams());
                         out.complete(d.pendingOpen, connected);
@@ -220,16 +222,16 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                         yield PassivePhase.ESTABLISHED;
                     }
                     case REJECTED -> {
-                        d.connectionLost = true;
+                        d.connectionLost(true);
                         yield fail(d, out, new Failure.Rejected(RejectReason.decode(policy.transport(), e.status(),
                                 e.params().privateData())), Mode.ABORT);
                     }
                     case UNREACHABLE -> {
-                        d.connectionLost = true;
+                        d.connectionLost(true);
                         yield fail(d, out, new Failure.Unreachable(e.status()), Mode.ABORT);
                     }
                     case CONNECT_ERROR -> {
-                        d.connectionLost = true;
+                        d.connectionLost(true);
                         yield fail(d, out, new Failure.ConnectError(e.status()), Mode.ABORT);
                     }
                     case DISCONNECTED -> {
@@ -275,14 +277,14 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                 yield switch (f.call()) {
                     case Action.CreateQp a -> {
                         // The core rolled back the QP and the CQ and channel it created in that call.
-                        d.hasQp = false;
-                        d.hasCq = false;
-                        d.connectSent = false;
+                        d.hasQp(false);
+                        d.hasCq(false);
+                        d.connectSent(false);
                         Requests.reject(out, SystemReject.ACCEPT_FAILED);
                         yield fail(d, out, new Failure.NativeCallFailed("rdma_create_qp", f.errno()), Mode.ABORT);
                     }
                     case Action.Accept a -> {
-                        d.connectSent = false;
+                        d.connectSent(false);
                         Requests.reject(out, SystemReject.ACCEPT_FAILED);
                         yield fail(d, out, new Failure.NativeCallFailed("rdma_accept", f.errno()), Mode.ABORT);
                     }

@@ -32,7 +32,7 @@ final class Requests {
         Draft d = ConnectionContext.fresh().draft();
         d.request(PrivateData.decode(request.params().privateData()), request.params(),
                 acceptTuning(p.tuning(), request.params(), deviceLimits));
-        d.settleOwed = true;
+        d.settleOwed(true);
         d.timers = d.timers.arm(TimerKind.DECISION_DEADLINE, p.deadlines().decision().toNanos(), d.actions);
         return d;
     }
@@ -66,10 +66,10 @@ final class Requests {
      * step's first fallible call (so that a failing call cannot skip it).
      */
     static void settle(Draft d, Emitter out) {
-        if (!d.settleOwed) {
+        if (!d.settleOwed()) {
             return;
         }
-        d.settleOwed = false;
+        d.settleOwed(false);
         int at = out.size();
         for (int i = 0; i < out.size(); i++) {
             // Not instanceof: see Action.Variant#nativeCall (an interface type check is slow under C1).

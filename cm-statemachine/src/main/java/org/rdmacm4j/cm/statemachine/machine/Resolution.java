@@ -74,7 +74,7 @@ final class Resolution<P extends Enum<P> & Phase> {
         if (phase != resolvingAddr) {
             return unexpected(out, phase, f, "no id was just created");
         }
-        d.hasId = false;
+        d.hasId(false);
         return fail(d, out, new Failure.NativeCallFailed("rdma_create_id", f.errno()));
     }
 
@@ -84,8 +84,8 @@ final class Resolution<P extends Enum<P> & Phase> {
             return unexpected(out, phase, f, "no QP was just created");
         }
         // The core rolled back the QP and the CQ and channel it created in that call.
-        d.hasQp = false;
-        d.hasCq = false;
+        d.hasQp(false);
+        d.hasCq(false);
         return fail(d, out, new Failure.NativeCallFailed("rdma_create_qp", f.errno()));
     }
 

@@ -74,7 +74,7 @@ final class Teardown {
                 yield drain(d, out, p);
             }
             case GRACEFUL -> {
-                if (d.connectSent && !d.connectionLost) {
+                if (d.connectSent() && !d.connectionLost()) {
                     disconnectOnce(d, out);
                     d.timers = d.timers.arm(TimerKind.DISCONNECT_DEADLINE, p.deadlines().disconnect().toNanos(),
                             out.actions);
@@ -86,9 +86,9 @@ final class Teardown {
     }
 
     private static void disconnectOnce(Draft d, Emitter out) {
-        if (d.connectSent && !d.connectionLost && !d.disconnectSent) {
+        if (d.connectSent() && !d.connectionLost() && !d.disconnectSent()) {
             out.add(Singletons.DISCONNECT);
-            d.disconnectSent = true;
+            d.disconnectSent(true);
         }
     }
 
@@ -100,7 +100,7 @@ final class Teardown {
      */
     static Stage peerGone(Draft d, Emitter out, ConnectionPolicy p) {
         answerDisconnect(d, out);
-        d.connectionLost = true;
+        d.connectionLost(true);
         d.timers = d.timers.cancel(TimerKind.DISCONNECT_DEADLINE, out.actions);
         completeDisconnectWaiters(d, out);
         if (p.waitsForTimewait()) {
@@ -114,7 +114,7 @@ final class Teardown {
         completeDisconnectWaiters(d, out);
         d.timers = d.timers.cancel(TimerKind.DISCONNECT_DEADLINE, out.actions);
         d.timers = d.timers.cancel(TimerKind.TIMEWAIT_DEADLINE, out.actions);
-        if (d.hasQp) {
+        if (d.hasQp()) {
             out.add(Singletons.DRAIN_QP);
             d.timers = d.timers.arm(TimerKind.DRAIN_DEADLINE, p.deadlines().drain().toNanos(), out.actions);
             return Stage.DRAINING;
@@ -124,10 +124,10 @@ final class Teardown {
 
     /** Answers a DISCONNECTED with rdma_disconnect, once per id, if a connect was sent. */
     static void answerDisconnect(Draft d, Emitter out) {
-        if (d.connectSent && !d.disconnectAnswered) {
+        if (d.connectSent() && !d.disconnectAnswered()) {
             out.add(Singletons.DISCONNECT);
-            d.disconnectSent = true;
-            d.disconnectAnswered = true;
+            d.disconnectSent(true);
+            d.disconnectAnswered(true);
         }
     }
 
@@ -141,7 +141,7 @@ final class Teardown {
         d.timers = d.timers.cancel(TimerKind.DISCONNECT_DEADLINE, out.actions);
         d.timers = d.timers.cancel(TimerKind.TIMEWAIT_DEADLINE, out.actions);
         d.timers = d.timers.cancel(TimerKind.DRAIN_DEADLINE, out.actions);
-        if (d.hasCq) {
+        if (d.hasCq()) {
             out.add(Singletons.QUIESCE_CQ);
             d.timers = d.timers.arm(TimerKind.QUIESCE_DEADLINE, p.deadlines().quiesce().toNanos(), out.actions);
             return Stage.RELEASING;
@@ -167,15 +167,15 @@ final class Teardown {
 
     /** Destroys (or, not quiet, forgets) QP, CQ and completion channel, in that order. */
     static void destroyQueues(Draft d, Emitter out, boolean quiet) {
-        if (quiet && d.hasQp) {
+        if (quiet && d.hasQp()) {
             out.add(Singletons.DESTROY_QP);
         }
-        if (quiet && d.hasCq) {
+        if (quiet && d.hasCq()) {
             out.add(Singletons.DESTROY_CQ);
             out.add(Singletons.DESTROY_COMP_CHANNEL);
         }
-        d.hasQp = false;
-        d.hasCq = false;
+        d.hasQp(false);
+        d.hasCq(false);
     }
 
     /**
@@ -184,13 +184,13 @@ final class Teardown {
      */
     static Stage leak(Draft d, Emitter out, String why) {
         out.add(new Action.LeakId(why));
-        d.hasId = false;
-        d.hasQp = false;
-        d.hasCq = false;
+        d.hasId(false);
+        d.hasQp(false);
+        d.hasCq(false);
         if (d.hasGroups()) {
             d.groups().clear();
         }
-        d.connectOutstanding = false;
+        d.connectOutstanding(false);
         d.timers = d.timers.cancelAll(out.actions);
         completeDisconnectWaiters(d, out);
         completeCloseWaiters(d, out);
@@ -216,9 +216,9 @@ final class Teardown {
     }
 
     static Stage finish(Draft d, Emitter out) {
-        if (d.hasId) {
+        if (d.hasId()) {
             out.add(Singletons.DESTROY_ID);
-            d.hasId = false;
+            d.hasId(false);
         }
         d.timers = d.timers.cancelAll(out.actions);
         completeDisconnectWaiters(d, out);
@@ -263,7 +263,7 @@ final class Teardown {
                         if (stage != Stage.DISCONNECTING) {
                             yield stage;
                         }
-                        d.connectionLost = true;
+                        d.connectionLost(true);
                         yield drain(d, out, p);
                     }
                     case TIMEWAIT_EXIT -> {
@@ -273,7 +273,7 @@ final class Teardown {
                         }
                         yield switch (stage) {
                             case DISCONNECTING, TIMEWAIT -> {
-                                d.connectionLost = true;
+                                d.connectionLost(true);
                                 yield drain(d, out, p);
                             }
                             case DRAINING, RELEASING, CLOSED -> stage;
@@ -355,10 +355,10 @@ final class Teardown {
 
     /** DISCONNECTED while flushing or releasing (e.g. after an abort): answer it (the DREP), nothing else. */
     private static Stage lateDisconnect(Draft d, Emitter out, Stage stage) {
-        if (stage != Stage.CLOSED && d.hasId) {
+        if (stage != Stage.CLOSED && d.hasId()) {
             answerDisconnect(d, out);
         }
-        d.connectionLost = true;
+        d.connectionLost(true);
         return stage;
     }
 

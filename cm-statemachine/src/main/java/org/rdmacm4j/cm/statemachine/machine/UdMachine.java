@@ -74,7 +74,7 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
         UdPhase next = input instanceof Input.TimerExpired t && !d.timers.isCurrent(t)
                 ? state.phase()
                 : dispatch(state.phase(), input, d, out);
-        if (next != UdPhase.REQUEST_RECEIVED) {
+        if (next != UdPhase.REQUEST_RECEIVED && d.settleOwed()) {   // why here too: PassiveConnectionMachine.step
             Requests.settle(d, out);
         }
         ConnectionContext c = d.build();
@@ -162,7 +162,7 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                 Input.AsyncEvent e = (Input.AsyncEvent) in;
                 yield switch (e.type()) {
                     case DEVICE_FATAL -> deviceGoneWhileOpening(phase, d, out);
-                    case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL -> d.hasQp
+                    case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, SRQ_ERR, WQ_FATAL -> d.hasQp()
                             ? fail(d, out, new Failure.QueuePairError(e.type()), Mode.ABORT)
                             : unexpected(out, phase, in, "queue error but this id has no QP yet");
                     case COMM_EST, SQ_DRAINED, PATH_MIG, PATH_MIG_ERR, PORT_ACTIVE, PORT_ERR, LID_CHANGE, PKEY_CHANGE,
@@ -216,7 +216,7 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                             + c.payload().kind(), phase);
                 }
                 d.timers = d.timers.cancel(TimerKind.DECISION_DEADLINE, out.actions);
-                d.established = true;
+                d.established(true);
                 // There is no ESTABLISHED for the SIDR server: the reply is the whole exchange. The future
                 // completes on CallsSucceeded, once CreateQp and rdma_accept (the SIDR_REP) succeeded.
                 d.pendingOpen = c.request();
@@ -292,8 +292,8 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
      */
     private UdPhase ready(Draft d, Emitter out, Outcome.UdReady outcome) {
         d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out.actions);
-        d.established = true;
-        if (d.hasQp) {
+        d.established(true);
+        if (d.hasQp()) {
             out.complete(d.pendingOpen, outcome);
             d.pendingOpen = 0;
         } else {
@@ -435,8 +435,8 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                     }
                     case Action.CreateQp a -> {
                         // The core rolled back the QP and the CQ/channel it created in that call.
-                        d.hasQp = false;
-                        d.hasCq = false;
+                        d.hasQp(false);
+                        d.hasCq(false);
                         yield openCallFailed(d, out, new Failure.NativeCallFailed("rdma_create_qp", f.errno()));
                     }
                     case Action.Accept a -> openCallFailed(d, out, new Failure.NativeCallFailed("rdma_accept", f.errno()));

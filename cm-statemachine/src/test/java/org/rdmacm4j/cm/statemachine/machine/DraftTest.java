@@ -99,13 +99,13 @@ class DraftTest {
         ConnectionContext c = full();
         ConnectionContext.Draft d = c.draft();
         d.pendingOpen = 9;
-        d.hasQp = false;
+        d.hasQp(false);
         d.takeDisconnectWaiters();   // the context has some: a changed copy
         ConnectionContext b = d.build();
         assertThat(b.pendingOpen()).isEqualTo(9);
         assertThat(b.rarelySet()).isNotSameAs(c.rarelySet());
         ConnectionContext.Draft e = b.draft();
-        e.hasId = false;
+        e.hasId(false);
         e.takeDisconnectWaiters();   // none left: nothing to copy
         e.pendingOutcome(b.pendingOutcome());
         ConnectionContext f = e.build();
@@ -161,5 +161,74 @@ class DraftTest {
         assertThat(c.closeWaiters()).isSameAs(one);
         mutable.clear();
         assertThat(c.disconnectWaiters()).containsExactly(6L, 7L, 8L);
+    }
+
+    /** Each flag is its own bit: set and cleared through the draft, it changes that flag alone. */
+    @Test
+    void eachFlagIsItsOwnBit() {
+        String[] names = {"hasId", "hasQp", "hasCq", "connectSent", "connectionLost", "disconnectSent", "established",
+                "settleOwed", "connectOutstanding", "disconnectAnswered"};
+        for (int i = 0; i < names.length; i++) {
+            boolean[] on = new boolean[names.length];
+            on[i] = true;
+            ConnectionContext.Draft d = ConnectionContext.fresh().draft();
+            d.hasId(false);
+            set(d, i, true);
+            ConnectionContext c = d.build();
+            assertThat(flags(c)).as(names[i]).containsExactly(on);
+            assertThat(c).as(names[i]).isEqualTo(new ConnectionContext(0, on[0], on[1], on[2], on[3], on[4], on[5],
+                    on[6], on[7], on[8], on[9], Timers.none(), ConnectionContext.fresh().rarelySet()));
+            assertThat(c.toString()).contains(names[i] + "=true");
+            ConnectionContext.Draft e = c.draft();
+            assertThat(get(e, i)).isTrue();
+            set(e, i, false);
+            ConnectionContext cleared = e.build();
+            assertThat(flags(cleared)).as(names[i]).containsExactly(new boolean[names.length]);
+            assertThat(cleared.flags()).isZero();
+            set(e, i, false);   // clearing a clear flag leaves it clear
+            assertThat(e.build()).isEqualTo(cleared);
+        }
+    }
+
+    @Test
+    void toStringNamesEveryFlagAsTheBooleanRecordDid() {
+        assertThat(ConnectionContext.fresh().toString()).startsWith("ConnectionContext[pendingOpen=0, hasId=true, "
+                + "hasQp=false, hasCq=false, connectSent=false, connectionLost=false, disconnectSent=false, "
+                + "established=false, settleOwed=false, connectOutstanding=false, disconnectAnswered=false, timers=");
+    }
+
+    private static boolean[] flags(ConnectionContext c) {
+        return new boolean[] {c.hasId(), c.hasQp(), c.hasCq(), c.connectSent(), c.connectionLost(), c.disconnectSent(),
+                c.established(), c.settleOwed(), c.connectOutstanding(), c.disconnectAnswered()};
+    }
+
+    private static boolean get(ConnectionContext.Draft d, int i) {
+        return switch (i) {
+            case 0 -> d.hasId();
+            case 1 -> d.hasQp();
+            case 2 -> d.hasCq();
+            case 3 -> d.connectSent();
+            case 4 -> d.connectionLost();
+            case 5 -> d.disconnectSent();
+            case 6 -> d.established();
+            case 7 -> d.settleOwed();
+            case 8 -> d.connectOutstanding();
+            default -> d.disconnectAnswered();
+        };
+    }
+
+    private static void set(ConnectionContext.Draft d, int i, boolean v) {
+        switch (i) {
+            case 0 -> d.hasId(v);
+            case 1 -> d.hasQp(v);
+            case 2 -> d.hasCq(v);
+            case 3 -> d.connectSent(v);
+            case 4 -> d.connectionLost(v);
+            case 5 -> d.disconnectSent(v);
+            case 6 -> d.established(v);
+            case 7 -> d.settleOwed(v);
+            case 8 -> d.connectOutstanding(v);
+            default -> d.disconnectAnswered(v);
+        }
     }
 }
