@@ -34,7 +34,16 @@ public enum CmEventType {
      * library). The dispatcher acks such an event and logs it without feeding any machine.
      */
     public static java.util.Optional<CmEventType> find(int code) {
-        return code < 0 || code >= BY_CODE.length ? java.util.Optional.empty() : java.util.Optional.of(BY_CODE[code]);
+        return java.util.Optional.ofNullable(ofCodeOrNull(code));
+    }
+
+    /**
+     * {@link #find} without its Optional: the type for a native value, or null for a value this build
+     * does not know. For the dispatcher, which asks once per event (an Optional is an object per call
+     * under C1, the launchers' JIT).
+     */
+    public static CmEventType ofCodeOrNull(int code) {
+        return code < 0 || code >= BY_CODE.length ? null : BY_CODE[code];
     }
 
     /** The type for a native value; IllegalArgumentException for a value this build does not know. */

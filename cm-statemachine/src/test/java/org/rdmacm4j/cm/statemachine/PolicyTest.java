@@ -59,5 +59,12 @@ class PolicyTest {
         assertThat(AsyncEventType.QP_FATAL.code()).isEqualTo(1);
         assertThat(AsyncEventType.GID_CHANGE.code()).isEqualTo(18);
         assertThatThrownBy(() -> CmEventType.ofCode(16)).isInstanceOf(IllegalArgumentException.class);
+        // The dispatcher's lookup: null where find is empty, the same constant where it is not.
+        for (int code = -1; code <= 16; code++) {
+            assertThat(CmEventType.ofCodeOrNull(code)).as("code %d", code).isEqualTo(CmEventType.find(code).orElse(null));
+        }
+        assertThat(CmEventType.ofCodeOrNull(16)).isNull();
+        assertThat(CmEventType.ofCodeOrNull(-1)).isNull();
+        assertThat(CmEventType.ofCodeOrNull(10)).isEqualTo(CmEventType.DISCONNECTED);
     }
 }

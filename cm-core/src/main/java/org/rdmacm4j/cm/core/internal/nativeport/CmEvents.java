@@ -25,8 +25,6 @@ import org.rdmacm4j.verbs.ibv.AsyncEvent;
 final class CmEvents {
     /** The parameters of an event that carries none: a record without components, shared by every such event. */
     private static final EventParams NO_PARAMS = new EventParams.None();
-    /** How many rdma_cm event codes this build knows (codes 0 to this - 1, CmEventType.ofCode). */
-    private static final int CM_EVENT_CODES = CmEventType.values().length;
 
     private final CmEventChannel channel;
     private final Map<CmId, VerbsId> ids;
@@ -78,13 +76,11 @@ final class CmEvents {
             id.enter(ids);
         }
         VerbsId listen = e.listenId() == null ? null : VerbsId.of(e.listenId());
-        // Not CmEventType.find: its Optional is an object per event under C1 (the launchers' JIT).
-        int code = e.type().value();
-        if (code < 0 || code >= CM_EVENT_CODES) {
+        CmEventType type = CmEventType.ofCodeOrNull(e.type().value());
+        if (type == null) {
             s.unroutable("unknown rdma_cm event " + e.type() + " ignored");
             return;
         }
-        CmEventType type = CmEventType.ofCode(code);
         if (type == CmEventType.DEVICE_REMOVAL) {
             id.noteRemoval(deviceLoss);   // before the sink: the id may be destroyed in this step
         }
