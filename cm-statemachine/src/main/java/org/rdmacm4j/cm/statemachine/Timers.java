@@ -111,7 +111,12 @@ public final class Timers {
 
     /** Where {@code kind}'s generation is (or would be) in {@link #generations}: the armed kinds before it. */
     private int index(TimerKind kind) {
-        int below = armedKinds & (bit(kind) - 1);
+        return index(armedKinds, bit(kind));
+    }
+
+    /** {@link #index(TimerKind)} from the armed kinds and the kind's bit, for callers that have both already. */
+    private static int index(int kinds, int bit) {
+        int below = kinds & (bit - 1);
         // Usually none is (one timer armed at a time), and C1 has no intrinsic for bitCount.
         return below == 0 ? 0 : Integer.bitCount(below);
     }
@@ -168,8 +173,7 @@ public final class Timers {
         int bit = 1 << ordinal;
         int kinds = armedKinds;
         boolean armed = (kinds & bit) != 0;
-        int below = kinds & (bit - 1);
-        int i = below == 0 ? 0 : Integer.bitCount(below);
+        int i = index(kinds, bit);
         long[] next;
         if (armed) {
             out.add(cancelAction(kind, generations[i]));
@@ -180,7 +184,7 @@ public final class Timers {
         }
         if (armed) {
             next = generations.clone();
-        } else if (armedKinds == 0) {
+        } else if (kinds == 0) {
             next = new long[1];
         } else {
             next = new long[generations.length + 1];
@@ -192,16 +196,15 @@ public final class Timers {
     }
 
     public Timers cancel(TimerKind kind, ActionList out) {
-        // isArmed, index and without inlined by hand, the kind's bit computed once: every teardown
-        // step cancels a timer, and the usual value has that one timer armed (no index to count).
+        // The kind's bit computed once for the armed test and the index (isArmed and index(kind)
+        // each computed it): every teardown step cancels a timer.
         int bit = bit(kind);
         int kinds = armedKinds;
         if ((kinds & bit) == 0) {
             return this;
         }
-        int below = kinds & (bit - 1);
-        out.add(cancelAction(kind, generations[below == 0 ? 0 : Integer.bitCount(below)]));
-        return generations.length == 1 ? idle(nextGeneration) : without(kind);
+        out.add(cancelAction(kind, generations[index(kinds, bit)]));
+        return without(kind);
     }
 
     /** The timer fired: forget it (no CancelTimer needed). */
@@ -222,10 +225,15 @@ public final class Timers {
         return idle(nextGeneration);
     }
 
+    /**
+     * Without {@code kind}'s timer (armed). Small enough for C1 to inline: the common case (the only
+     * timer armed) is the shared idle value, and only the rest calls {@link #withoutOneOfSeveral}.
+     */
     private Timers without(TimerKind kind) {
-        if (generations.length == 1) {
-            return idle(nextGeneration);   // the common case: no copy
-        }
+        return generations.length == 1 ? idle(nextGeneration) : withoutOneOfSeveral(kind);
+    }
+
+    private Timers withoutOneOfSeveral(TimerKind kind) {
         int i = index(kind);
         long[] next = new long[generations.length - 1];
         System.arraycopy(generations, 0, next, 0, i);

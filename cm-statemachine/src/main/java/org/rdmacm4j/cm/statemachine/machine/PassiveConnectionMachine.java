@@ -78,9 +78,7 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
         PassivePhase next = input instanceof Input.TimerExpired t && !d.timers.isCurrent(t)
                 ? state.phase()
                 : dispatch(state.phase(), input, variant, d, out);
-        // The flag tested here, not only in settle (too big for C1 to inline): owed at most once
-        // per id, so nearly every step skips the call.
-        if (next != PassivePhase.REQUEST_RECEIVED && d.settleOwed()) {
+        if (next != PassivePhase.REQUEST_RECEIVED) {
             Requests.settle(d, out);
         }
         ConnectionContext c = d.build();

@@ -63,12 +63,17 @@ final class Requests {
 
     /**
      * The request left REQUEST_RECEIVED in this step: emits the one SettleRequest, placed before the
-     * step's first fallible call (so that a failing call cannot skip it).
+     * step's first fallible call (so that a failing call cannot skip it). Small enough for C1 to
+     * inline into the passive and UD steps, which call it on every step past REQUEST_RECEIVED: it is
+     * owed at most once per id, so nearly every call is this test alone.
      */
     static void settle(Draft d, Emitter out) {
-        if (!d.settleOwed()) {
-            return;
+        if (d.settleOwed()) {
+            settleNow(d, out);
         }
+    }
+
+    private static void settleNow(Draft d, Emitter out) {
         d.settleOwed(false);
         int at = out.size();
         for (int i = 0; i < out.size(); i++) {

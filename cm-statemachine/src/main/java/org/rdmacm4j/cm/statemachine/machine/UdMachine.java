@@ -74,7 +74,7 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
         UdPhase next = input instanceof Input.TimerExpired t && !d.timers.isCurrent(t)
                 ? state.phase()
                 : dispatch(state.phase(), input, d, out);
-        if (next != UdPhase.REQUEST_RECEIVED && d.settleOwed()) {   // why here too: PassiveConnectionMachine.step
+        if (next != UdPhase.REQUEST_RECEIVED) {
             Requests.settle(d, out);
         }
         ConnectionContext c = d.build();
