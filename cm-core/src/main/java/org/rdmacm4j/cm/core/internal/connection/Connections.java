@@ -2,10 +2,8 @@ package org.rdmacm4j.cm.core.internal.connection;
 
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 import java.util.function.Supplier;
 import org.rdmacm4j.cm.core.AcceptOptions;
 import org.rdmacm4j.cm.core.ConnectOptions;
@@ -28,34 +26,27 @@ import org.rdmacm4j.cm.core.internal.loop.EventLoop;
 import org.rdmacm4j.cm.core.internal.poll.CompletionSink;
 import org.rdmacm4j.cm.core.internal.poll.Keepalive;
 import org.rdmacm4j.cm.core.internal.port.NativeId;
-import org.rdmacm4j.cm.core.internal.port.PortCallException;
 import org.rdmacm4j.cm.statemachine.Action;
 import org.rdmacm4j.cm.statemachine.AsyncEventType;
-import org.rdmacm4j.cm.statemachine.ConnectionPolicy;
 import org.rdmacm4j.cm.statemachine.Input;
 import org.rdmacm4j.cm.statemachine.MachineState;
 import org.rdmacm4j.cm.statemachine.Notice;
 import org.rdmacm4j.cm.statemachine.Outcome;
 import org.rdmacm4j.cm.statemachine.Transport;
-import org.rdmacm4j.cm.statemachine.machine.ActiveConnectionMachine;
-import org.rdmacm4j.cm.statemachine.machine.ActiveState;
 import org.rdmacm4j.cm.statemachine.machine.PassiveConnectionMachine;
 import org.rdmacm4j.verbs.ibv.WcStatus;
 import org.rdmacm4j.verbs.ibv.WorkCompletions;
 
 /**
- * RC connections, active and passive: connect and accept, the QP and data paths made with the
- * id, the handler notices, the futures' values, the verdicts on failures the pollers notice, and
- * what ends with a connection. The {@link IdRole} of {@link IdDriver.Kind#ACTIVE} and
- * {@link IdDriver.Kind#PASSIVE} ids.
+ * RC connections, active and passive, once started ({@link ConnectionStarts} starts them: connect
+ * and accept): the QP and data paths made with the id, the handler notices, the futures' values, the
+ * verdicts on failures the pollers notice, and what ends with a connection. The {@link IdRole} of
+ * {@link IdDriver.Kind#ACTIVE} and {@link IdDriver.Kind#PASSIVE} ids.
  *
  * <p>Threads: {@link #connect}, {@link #accept} and the {@link ConnectionImpl.Control} methods may
  * be called from any thread and only queue work; everything else runs on the dispatcher thread.
  * Nothing here blocks on the application: futures are completed and handlers called through each
  * id's serial executor on the callback executor.
- *
- * <p>Longer than 400 lines because what it hands the dispatcher, the pollers and the callback
- * executor per connection are small named classes at its end, not capturing lambdas (see there).
  */
 public final class Connections implements IdRole, ConnectionImpl.Control {
     private static final System.Logger LOG = System.getLogger("org.rdmacm4j.cm.core");
@@ -70,121 +61,38 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
     private final EventLoop loop;
     private final ConnectionPort port;
     private final Stats stats;
-    private final Transport defaultTransport;
     private final StepBarriers barriers;
-    /** The last active machine made ({@link #activeMachine}). Dispatcher thread. */
-    private ActiveConnectionMachine lastActive;
+    private final ConnectionStarts starts;
 
     public Connections(IdEngine engine, ConnectionPort port, Transport defaultTransport) {
         this.engine = engine;
         this.loop = engine.loop();
         this.port = port;
         this.stats = engine.stats();
-        this.defaultTransport = defaultTransport;
         this.barriers = new StepBarriers(engine);
+        this.starts = new ConnectionStarts(engine, port, barriers, this, defaultTransport);
         engine.serve(this, IdDriver.Kind.ACTIVE, IdDriver.Kind.PASSIVE);
     }
 
     // ------------------------------------------------------------------ API entry points (any thread)
 
-    /** Starts an active connect. The arguments are validated by the caller. */
+    /** Starts an active connect ({@link ConnectionStarts#connect}). Any thread; the arguments are validated by the caller. */
     public CompletableFuture<RdmaConnection> connect(InetSocketAddress destination, ConnectOptions options,
                                                      ConnectionHandler handler) {
-        CmFuture<RdmaConnection> f = new CmFuture<>();
-        long started = loop.clockNanos();
-        loop.submit(f, new StartConnect(this, destination, options, handler, f, started));
-        return f;
+        return starts.connect(destination, options, handler);
     }
 
-    /** {@link #connect}'s work on the dispatcher. */
-    private void startConnect(InetSocketAddress destination, ConnectOptions options, ConnectionHandler handler,
-                              CmFuture<RdmaConnection> f, long started) {
-        LockstepGate gate = barriers.gateOf(options.stepBarrier());
-        if (f.isDone()) {
-            barriers.absent(gate);
-            return;   // cancelled before it started: nothing to undo
-        }
-        NativeId nid;
-        try {
-            nid = port.createId();
-        } catch (PortCallException e) {
-            barriers.absent(gate);
-            RdmaCmException failure = e.noDevice()
-                    ? new DeviceRemovedException("connect to " + destination + ": " + e.getMessage(), List.of(), e)
-                    : new ConnectionFailedException("connect to " + destination + ": " + e.getMessage(), List.of(), e);
-            // counted before the future completes: a caller that reads statistics() after
-            // get() must see this failure (NoDeviceTest raced here under load)
-            stats.connectFailed(failure.getClass().getSimpleName());
-            f.completeExceptionally(failure);
-            return;
-        }
-        ActiveConnectionMachine machine = activeMachine(options);
-        ConnectionDriver d = engine.register(new ConnectionDriver(IdDriver.Kind.ACTIVE, engine.nextSerial(),
-                machine, ActiveState.initial(), engine.historySize(), engine.now(), engine.newCallbacks()), nid);
-        d.lockstep = gate;
-        d.roleMayHold = gate != null;   // only a connect at a step barrier is held (holds)
-        if (gate != null) {   // read only while held at a barrier: no clock read for the others
-            d.lockstepDeadline = loop.freshNanos() + options.deadlines().connect().toNanos();   // a deadline starts now
-        }
-        d.source = options.source();
-        d.destination = destination;
-        d.qp = options.qp();
-        d.messaging = options.messaging();
-        d.typeOfService = options.typeOfService();
-        d.ackTimeout = options.ackTimeout();
-        d.keepalive = options.keepalive();
-        d.connection = new ConnectionImpl(this, d, handler, started);
-        d.connection.peer = destination;
-        long req = engine.owe(d, f, Function.identity());   // value(): the connection
-        d.openRequest = req;
-        f.onCancel(new IdEngine.FeedLater(engine, d, IdEngine.CANCEL, false));
-        stats.connectsStarted.increment();
-        engine.feed(d, new Input.Command.Connect(req, options.privateData()));
-        if (f.isCancelled()) {
-            engine.feed(d, IdEngine.CANCEL);
-        }
-    }
-
-    /**
-     * The passive id of a request a listener offers, on the machine the listener opened for it.
-     * Dispatcher thread (inside the listener's step); the caller runs the opened actions.
-     */
+    /** The passive id of a request a listener offers ({@link ConnectionStarts#openPassive}). Dispatcher thread. */
     public IdDriver openPassive(NativeId nid, PassiveConnectionMachine machine, MachineState<?> opened,
                                 IdDriver offeredBy, KeepaliveOptions keepalive,
                                 CompletableFuture<RequestExpiredException> expired) {
-        ConnectionDriver p = engine.register(new ConnectionDriver(IdDriver.Kind.PASSIVE, engine.nextSerial(), machine,
-                opened, engine.historySize(), engine.now(), engine.newCallbacks()), nid);
-        p.offeredBy = offeredBy;
-        p.keepalive = keepalive;
-        p.requestExpired = expired;
-        return p;
+        return starts.openPassive(nid, machine, opened, offeredBy, keepalive, expired);
     }
 
-    /** Accepts an offered request on its passive id. Any thread. */
+    /** Accepts an offered request on its passive id ({@link ConnectionStarts#accept}). Any thread. */
     public CompletableFuture<RdmaConnection> accept(IdDriver passive, InetSocketAddress peer, InetSocketAddress local,
                                                     ConnectionHandler handler, AcceptOptions options) {
-        CmFuture<RdmaConnection> f = new CmFuture<>();
-        ConnectionDriver p = (ConnectionDriver) passive;
-        // An offered request's decision deadline runs: the accept must not queue behind a burst.
-        loop.submitAnswer(f, new StartAccept(this, p, peer, local, handler, options, f));
-        return f;
-    }
-
-    /** {@link #accept}'s work on the dispatcher. */
-    private void startAccept(ConnectionDriver p, InetSocketAddress peer, InetSocketAddress local,
-                             ConnectionHandler handler, AcceptOptions options, CmFuture<RdmaConnection> f) {
-        if (p.connection == null) {
-            p.connection = new ConnectionImpl(this, p, handler, loop.turnNanos());
-            p.connection.peer = peer;
-            p.connection.local = local;
-            p.qp = options.qp();
-            p.messaging = options.messaging();
-            p.ackTimeout = options.ackTimeout();
-        }
-        long req = engine.owe(p, f, Function.identity());   // value(): the connection
-        p.openRequest = req;
-        f.onCancel(new IdEngine.FeedLater(engine, p, IdEngine.CANCEL, false));
-        engine.feed(p, new Input.Command.Accept(req, options.privateData()));
+        return starts.accept(passive, peer, local, handler, options);
     }
 
     @Override
@@ -414,88 +322,10 @@ public final class Connections implements IdRole, ConnectionImpl.Control {
         LOG.log(Level.WARNING, "a ConnectionHandler callback of " + c + " threw; ignored", t);
     }
 
-    // ------------------------------------------------------------------ policies
-
-    private ConnectionPolicy activePolicy(ConnectOptions o) {
-        return new ConnectionPolicy(defaultTransport, o.deadlines(), o.retry(), o.tuning(),
-                o.awaitTimewaitExit(), true, false, 3);
-    }
-
-    /**
-     * The machine for a connect with {@code o}: the last one made if its policy came from the same
-     * values (by identity: immutable, and the defaults are one instance each), else a new one. A
-     * machine keeps only its policy and values made from it (final fields; the state is the
-     * driver's), so connects share it, as a listener's requests share their passive machine. It
-     * saves a machine, its Resolution and a policy per connect. Dispatcher thread.
-     */
-    private ActiveConnectionMachine activeMachine(ConnectOptions o) {
-        ActiveConnectionMachine m = lastActive;
-        if (m != null) {
-            ConnectionPolicy p = m.policy();
-            if (p.deadlines() == o.deadlines() && p.retry() == o.retry() && p.tuning() == o.tuning()
-                    && p.awaitTimewaitExit() == o.awaitTimewaitExit()) {
-                return m;
-            }
-        }
-        return lastActive = new ActiveConnectionMachine(activePolicy(o));
-    }
-
-    // ------------------------------------------------------------------ the tasks and functions it hands out
-    // Named classes, not capturing lambdas: each is made per connect, accept or callback, and under C1
+    // ------------------------------------------------------------------ the functions it hands out
+    // Named classes, not capturing lambdas: each is made per connection or callback, and under C1
     // (the launchers' JIT) each capturing lambda made is a native VM call (docs/benchmarks.md,
     // "Capturing lambdas under C1"). The rare paths (unexplainedFlush, judgeAfterGrace) keep lambdas.
-
-    // StartConnect and StartAccept are their own queue nodes (EventLoop.QueuedWork): no wrapper per hand-off.
-
-    private static final class StartConnect extends EventLoop.QueuedWork {
-        private final Connections connections;
-        private final InetSocketAddress destination;
-        private final ConnectOptions options;
-        private final ConnectionHandler handler;
-        private final CmFuture<RdmaConnection> f;
-        private final long started;
-
-        StartConnect(Connections connections, InetSocketAddress destination, ConnectOptions options,
-                     ConnectionHandler handler, CmFuture<RdmaConnection> f, long started) {
-            this.connections = connections;
-            this.destination = destination;
-            this.options = options;
-            this.handler = handler;
-            this.f = f;
-            this.started = started;
-        }
-
-        @Override
-        public void run() {
-            connections.startConnect(destination, options, handler, f, started);
-        }
-    }
-
-    private static final class StartAccept extends EventLoop.QueuedWork {
-        private final Connections connections;
-        private final ConnectionDriver p;
-        private final InetSocketAddress peer;
-        private final InetSocketAddress local;
-        private final ConnectionHandler handler;
-        private final AcceptOptions options;
-        private final CmFuture<RdmaConnection> f;
-
-        StartAccept(Connections connections, ConnectionDriver p, InetSocketAddress peer, InetSocketAddress local,
-                    ConnectionHandler handler, AcceptOptions options, CmFuture<RdmaConnection> f) {
-            this.connections = connections;
-            this.p = p;
-            this.peer = peer;
-            this.local = local;
-            this.handler = handler;
-            this.options = options;
-            this.f = f;
-        }
-
-        @Override
-        public void run() {
-            connections.startAccept(p, peer, local, handler, options, f);
-        }
-    }
 
     /** A raw connection's completions, to its handler's onCompletion. Poller thread. */
     private record RawCompletions(ConnectionImpl c) implements CompletionSink {
