@@ -472,8 +472,10 @@ public final class IdEngine {
         }
         d.retired = true;
         timers.cancelAll(d);
-        live.remove(d);
-        stats.liveIds = live.size();
+        // Usually uncounted already, by the step that made it terminal: no second volatile write then.
+        if (live.remove(d)) {
+            stats.liveIds = live.size();
+        }
         if (!d.owed.isEmpty()) {
             completions.failAll(d, new ConnectionClosedException(d.name() + " closed", d.historySnapshot()));
         }
