@@ -25,8 +25,12 @@ final class Completions {
         this.stats = stats;
     }
 
-    /** CompleteFuture: the value through the role and the future's mapping, completed on the id's executor. */
-    void complete(IdDriver d, IdRole role, long request, Outcome outcome) {
+    /**
+     * CompleteFuture: the value through the role and the future's mapping, completed on the id's
+     * executor. {@code roleHearsSettled}: the role overrides {@link IdRole#futureSettled}, which is
+     * called only then (IdEngine#serve says why).
+     */
+    void complete(IdDriver d, IdRole role, boolean roleHearsSettled, long request, Outcome outcome) {
         int i = d.owed.indexOf(request);
         if (i < 0) {
             LOG.log(Level.DEBUG, new UnknownRequest(d, "CompleteFuture", request));
@@ -41,10 +45,14 @@ final class Completions {
         } catch (PortCallException e) {
             RuntimeException ex = new ConnectionFailedException(d.name() + ": " + e.getMessage(), d.historySnapshot(), e);
             d.callbacks.execute(new CmFuture.CompleteTask<>(future, null, ex));
-            role.futureSettled(d);
+            if (roleHearsSettled) {
+                role.futureSettled(d);
+            }
             return;
         }
-        role.futureSettled(d);
+        if (roleHearsSettled) {
+            role.futureSettled(d);
+        }
         // A step that ended the id (close, abort): isClosed() is true by the time its future completes.
         CompletableFuture<Void> closedFirst = d.terminal() ? role.closedFuture(d) : null;
         if (postEarly(d, closedFirst, future, value)) {

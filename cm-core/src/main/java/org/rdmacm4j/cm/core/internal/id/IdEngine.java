@@ -44,6 +44,8 @@ public final class IdEngine {
     private final int historySize;
     private final Stats stats = new Stats();
     private final IdRole[] roles = new IdRole[IdDriver.Kind.values().length];
+    /** Per kind: whether its role overrides {@link IdRole#futureSettled} (see {@link #serve}). */
+    private final boolean[] hearsFutureSettled = new boolean[IdDriver.Kind.values().length];
     private final LiveIds live = new LiveIds();
     private final OfferedRequests offered = new OfferedRequests();
     private final Completions completions;
@@ -77,10 +79,29 @@ public final class IdEngine {
         this.nativeCalls = new NativeCalls(port);
     }
 
-    /** Registers the role that runs the kind-specific actions of {@code kinds}. Before the loop starts. */
+    /**
+     * Registers the role that runs the kind-specific actions of {@code kinds}. Before the loop starts.
+     *
+     * <p>Notes once whether the role overrides {@link IdRole#futureSettled} (only the datagram
+     * kinds' does): the engine calls it on every CompleteFuture only then. The call was an
+     * interface call to one of three roles (C1's itable stub, ~30-60 instructions) into an empty
+     * default, four times per connection. A flag the role set, as {@link IdDriver#roleMayHold},
+     * would have each role restate what its class already says.
+     */
     public void serve(IdRole role, IdDriver.Kind... kinds) {
+        boolean hears = overridesFutureSettled(role.getClass());
         for (IdDriver.Kind k : kinds) {
             roles[k.ordinal()] = role;
+            hearsFutureSettled[k.ordinal()] = hears;
+        }
+    }
+
+    /** Whether the role class (or a superclass) overrides {@link IdRole#futureSettled}'s empty default. */
+    static boolean overridesFutureSettled(Class<? extends IdRole> role) {
+        try {
+            return role.getMethod("futureSettled", IdDriver.class).getDeclaringClass() != IdRole.class;
+        } catch (NoSuchMethodException e) {
+            throw new AssertionError("IdRole.futureSettled(IdDriver) is public", e);
         }
     }
 
@@ -403,7 +424,7 @@ public final class IdEngine {
             case CANCEL_TIMER -> timers.cancel(d, ((Action.CancelTimer) a).kind());
             case COMPLETE_FUTURE -> {
                 Action.CompleteFuture c = (Action.CompleteFuture) a;
-                completions.complete(d, role(d), c.request(), c.outcome());
+                completions.complete(d, role(d), hearsFutureSettled[d.kind.ordinal()], c.request(), c.outcome());
             }
             case FAIL_FUTURE -> {
                 Action.FailFuture f = (Action.FailFuture) a;
@@ -451,8 +472,10 @@ public final class IdEngine {
         }
         d.retired = true;
         timers.cancelAll(d);
-        live.remove(d);
-        stats.liveIds = live.size();
+        // Usually uncounted already, by the step that made it terminal: no second volatile write then.
+        if (live.remove(d)) {
+            stats.liveIds = live.size();
+        }
         if (!d.owed.isEmpty()) {
             completions.failAll(d, new ConnectionClosedException(d.name() + " closed", d.historySnapshot()));
         }

@@ -5,6 +5,7 @@ import static org.rdmacm4j.cm.core.internal.nativeport.PortFailures.failed;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -40,7 +41,7 @@ final class Devices {
 
     private final Epoll epoll;
     /** The port's ids (shared with VerbsCmPort): which of them are still bound to an idle device. */
-    private final Map<CmId, VerbsId> ids;
+    private final BoundIds<VerbsId> bound;
     private final Map<Long, Device> devices = new HashMap<>();
     /** Devices open with no id using them (kept for the ids still bound to them). */
     private int idle;
@@ -67,7 +68,7 @@ final class Devices {
 
     Devices(Epoll epoll, Map<CmId, VerbsId> ids) {
         this.epoll = epoll;
-        this.ids = ids;
+        this.bound = new BoundIds<>(ids.values(), VerbsId::boundToDevice);
     }
 
     /** The devices open now, as a copy (their async events are drained while ids come and go). */
@@ -194,15 +195,9 @@ final class Devices {
         return dev;
     }
 
-    /** True if an open id of the port other than {@code except} is bound to the device. */
+    /** True if an open id of the port other than {@code except} is bound to the device ({@link BoundIds}). */
     private boolean boundElsewhere(Device dev, VerbsId except) {
-        long handle = dev.context.handle();
-        for (VerbsId other : ids.values()) {
-            if (other != except && !other.cmId.isClosed() && other.cmId.deviceHandle() == handle) {
-                return true;
-            }
-        }
-        return false;
+        return bound.boundElsewhere(dev.context.handle(), except);
     }
 
     private void release(Device dev) {
@@ -298,5 +293,58 @@ final class Devices {
         lastDevice = null;
         idle = 0;
         closeLingering(true);
+    }
+
+    /**
+     * Answers {@link Devices}' question "is an open id of the port other than this one still bound to
+     * the device?", asking first the id that answered it last time.
+     *
+     * <p>Why (issue 21): the question comes each time a device's last user lets go and before each
+     * destroy of an id while a device is idle, two or three times per connection in a loop of one
+     * connection at a time, and it walked the port's whole id table each time: an
+     * {@code IdentityHashMap} whose iteration scans its whole array, which never shrinks, so after a
+     * storm of connections every walk scanned thousands of empty slots, and read each id's state. In
+     * such a loop the id that keeps the device bound is nearly always the same one (the listener, or
+     * the other end's id); asking it first answers without the walk. The answer is the walk's: the
+     * remembered id is put to the same test (which includes still being in the table), and when it
+     * fails the walk runs as before.
+     *
+     * <p>Threads: the dispatcher's.
+     *
+     * @param <I> the port's ids ({@link VerbsId}; a stand-in in tests)
+     */
+    static final class BoundIds<I> {
+        /** Whether {@code id} is in the port's table, open, and bound to the device context {@code handle}. */
+        @FunctionalInterface
+        interface Test<I> {
+            boolean boundTo(I id, long handle);
+        }
+
+        private final Collection<I> ids;
+        private final Test<I> test;
+        /** The id the last answer found bound, or null. */
+        private I last;
+
+        /** {@code ids}: a live view of the port's table. */
+        BoundIds(Collection<I> ids, Test<I> test) {
+            this.ids = ids;
+            this.test = test;
+        }
+
+        /** True if an id other than {@code except} passes the test for the device context {@code handle}. */
+        boolean boundElsewhere(long handle, I except) {
+            I remembered = last;
+            if (remembered != null && remembered != except && test.boundTo(remembered, handle)) {
+                return true;
+            }
+            for (I other : ids) {
+                if (other != except && test.boundTo(other, handle)) {
+                    last = other;
+                    return true;
+                }
+            }
+            last = null;   // nothing to remember, nor to keep reachable
+            return false;
+        }
     }
 }

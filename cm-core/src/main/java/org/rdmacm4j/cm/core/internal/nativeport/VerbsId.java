@@ -51,6 +51,9 @@ final class VerbsId extends NativeId {
     /** UD ids: groups joined or joining, and the UD parameters of their MULTICAST_JOIN. */
     final Map<String, org.rdmacm4j.verbs.cm.UdParam> groups = new java.util.LinkedHashMap<>();
 
+    /** In the port's table: between {@link #enter} and {@link #leave}. */
+    private boolean inTable;
+
     VerbsId(CmId cmId) {
         this.cmId = cmId;
     }
@@ -63,12 +66,22 @@ final class VerbsId extends NativeId {
     void enter(Map<CmId, VerbsId> ids) {
         ids.put(cmId, this);
         cmId.attach(this);
+        inTable = true;
     }
 
     /** Takes this id out of the port's table and off its CmId: a later event of it finds no wrapper. */
     void leave(Map<CmId, VerbsId> ids) {
         ids.remove(cmId);
         cmId.attach(null);
+        inTable = false;
+    }
+
+    /**
+     * True if this id is in the port's table, open, and bound to the device context {@code handle}
+     * (its cached {@link CmId#deviceHandle}): what keeps an idle device open ({@link Devices.BoundIds}).
+     */
+    static boolean boundToDevice(VerbsId id, long handle) {
+        return id.inTable && !id.cmId.isClosed() && id.cmId.deviceHandle() == handle;
     }
 
     /** The wrapper {@link #enter} attached to {@code cmId}, or null (a cast to this final class). */
