@@ -21,8 +21,16 @@ import java.util.RandomAccess;
  * {@code Action}, which a store does not check; the callers append through this final class, not
  * through {@code List}; and the Transition keeps this object instead of copying it. One object per
  * step instead of three (an emitter, its array, the copy).
+ *
+ * <p>Sealed, not final, for one subclass: the machines' step {@code Emitter} (and so a connection
+ * step's {@code ConnectionContext.Draft}) is the step's ActionList itself, one object per step where
+ * the draft and its list were two. Every method a driver or a machine calls per action ({@link #get},
+ * {@link #size}, {@link #add(Action)}, {@link #freeze}) is final, so a call on an ActionList stays a
+ * direct call under C1 whichever class the object is; the casts to ActionList (Transition's) are
+ * to a class, which C1 checks inline, not in its slow subtype-check stub.
  */
-public final class ActionList extends AbstractList<Action> implements RandomAccess {
+public sealed class ActionList extends AbstractList<Action> implements RandomAccess
+        permits org.rdmacm4j.cm.statemachine.machine.Emitter {
     /** Fields for the first actions; a teardown's last step, the longest common one, has six. */
     private static final int FIELDS = 6;
     private static final ActionList NONE = new ActionList().freeze();
@@ -63,12 +71,12 @@ public final class ActionList extends AbstractList<Action> implements RandomAcce
     }
 
     /** Makes this list immutable (idempotent); returns it. */
-    public ActionList freeze() {
+    public final ActionList freeze() {
         frozen = true;
         return this;
     }
 
-    public boolean frozen() {
+    public final boolean frozen() {
         return frozen;
     }
 
@@ -79,7 +87,7 @@ public final class ActionList extends AbstractList<Action> implements RandomAcce
      * {@code put} and {@code checkOpen} it called were calls of their own per action.
      */
     @Override
-    public boolean add(Action action) {
+    public final boolean add(Action action) {
         int n = size;
         if (frozen || action == null || n >= FIELDS) {
             return addSlow(action);
@@ -107,7 +115,7 @@ public final class ActionList extends AbstractList<Action> implements RandomAcce
 
     /** Inserts at {@code index}, moving the later actions up (a step placing an action before its first native call). */
     @Override
-    public void add(int index, Action action) {
+    public final void add(int index, Action action) {
         Objects.checkIndex(index, size + 1);
         Objects.requireNonNull(action, "action");
         checkOpen();
@@ -125,7 +133,7 @@ public final class ActionList extends AbstractList<Action> implements RandomAcce
     }
 
     @Override
-    public Action get(int index) {
+    public final Action get(int index) {
         Objects.checkIndex(index, size);
         return switch (index) {
             case 0 -> a0;
@@ -159,7 +167,7 @@ public final class ActionList extends AbstractList<Action> implements RandomAcce
     }
 
     @Override
-    public int size() {
+    public final int size() {
         return size;
     }
 

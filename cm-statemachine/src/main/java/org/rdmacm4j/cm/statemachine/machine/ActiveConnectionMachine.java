@@ -327,9 +327,9 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                 out.fail(d.pendingOpen, cause);
                 d.pendingOpen = 0;
             }
-            d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out.actions);
+            d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out);
             d.timers = d.timers.arm(TimerKind.CONNECT_RESULT_DEADLINE, policy.deadlines().connect().toNanos(),
-                    out.actions);
+                    out);
             return ActivePhase.CONNECT_ABANDONED;
         }
         return fail(d, out, cause, Mode.ABORT);

@@ -345,13 +345,15 @@ public record ConnectionContext(long pendingOpen, int flags, Timers timers, Rare
     }
 
     /**
-     * The mutable working copy of one step; never escapes the step. Every step of every id makes
+     * The mutable working copy of one step; only its actions outlive the step (the draft is the
+     * step's {@link Emitter}, so its ActionList: the Transition keeps it, frozen, and nothing sets
+     * the draft's values after the step). Every step of every id makes
      * one on the dispatcher thread, so it copies little: the scalars and the timers (which most
      * steps change) and the context's {@link RarelySet}, which a step that sets one of its references
      * replaces by a changed copy (a step sets one or two, and few steps set any; the retry count,
      * a field here, goes into it at {@link #build}). A step that changed
      * nothing gets its old context back from {@link #build} instead of an equal new one. The draft
-     * is the step's {@link Emitter} as well (one object per step, not two).
+     * is the step's {@link Emitter} as well, and so its action list (one object per step, not three).
      */
     static final class Draft extends Emitter {
         private final ConnectionContext base;

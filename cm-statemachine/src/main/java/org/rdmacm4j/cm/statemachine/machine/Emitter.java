@@ -16,34 +16,22 @@ import org.rdmacm4j.cm.statemachine.Phase;
  * too, so each step makes one object for both (the listener's step makes a plain Emitter). The
  * methods are final: a call on an Emitter stays a direct call under C1.
  *
- * <p>The actions go into an {@link ActionList}, which {@link org.rdmacm4j.cm.statemachine.Timers}
- * appends its timer actions to as well and the step's Transition keeps as it is (it freezes it):
- * why that list and not an array or a {@code List.of} copy is said there (C1's type checks).
+ * <p>An Emitter is the step's {@link ActionList} itself (not an object holding one): the actions
+ * it collects, the timer actions {@link org.rdmacm4j.cm.statemachine.Timers} appends to it, and the
+ * list the step's Transition keeps as it is (it freezes it). One object per step for the draft,
+ * the emitter and the list, where there were two (every step of every id on the dispatcher thread).
+ * Why that list and not an array or a {@code List.of} copy is said there (C1's type checks).
+ *
+ * <p>Public only because the sealed ActionList, in another package, must name it; its constructor
+ * and methods are package-private, so nothing outside the machines makes or fills one.
  */
-sealed class Emitter permits ConnectionContext.Draft {
-    /** The step's actions; given to Timers' mutators and, at the end, to the Transition. */
-    final ActionList actions = new ActionList();
+public sealed class Emitter extends ActionList permits ConnectionContext.Draft {
+    Emitter() {
+    }
 
     /** The actions, for the step's Transition (which freezes them: nothing may be added after). */
     final ActionList list() {
-        return actions;
-    }
-
-    final Action get(int index) {
-        return actions.get(index);
-    }
-
-    final int size() {
-        return actions.size();
-    }
-
-    final void add(Action action) {
-        actions.add(action);
-    }
-
-    /** Inserts at {@code index} (Requests.settle places SettleRequest before the first native call). */
-    final void add(int index, Action action) {
-        actions.add(index, action);
+        return this;
     }
 
     final void complete(long request, Outcome outcome) {

@@ -92,7 +92,7 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
                     case PORT_ACTIVE -> {
                         // The port is back: do not wait out the backoff.
                         if (phase == ListenerPhase.RELISTEN_BACKOFF) {
-                            Timers t = s.timers().cancel(TimerKind.RELISTEN_BACKOFF, out.actions);
+                            Timers t = s.timers().cancel(TimerKind.RELISTEN_BACKOFF, out);
                             out.add(Singletons.RELISTEN);
                             yield s.with(ListenerPhase.LISTENING, true, s.attempts(), t);
                         }
@@ -124,7 +124,7 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
                         }
                         int attempt = s.attempts() + 1;
                         Timers t = s.timers().arm(TimerKind.RELISTEN_BACKOFF, policy.relisten().backoffNanos(attempt),
-                                out.actions);
+                                out);
                         yield s.with(ListenerPhase.RELISTEN_BACKOFF, false, attempt, t);
                     }
                     case Action.CreateId a -> unexpected(s, out, in, "a listener re-creates its id with Relisten");
@@ -167,7 +167,7 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
         if (s.hasId()) {
             out.add(Singletons.DESTROY_ID);
         }
-        Timers t = s.timers().arm(TimerKind.RELISTEN_BACKOFF, policy.relisten().backoffNanos(1), out.actions);
+        Timers t = s.timers().arm(TimerKind.RELISTEN_BACKOFF, policy.relisten().backoffNanos(1), out);
         return s.with(ListenerPhase.RELISTEN_BACKOFF, false, 1, t);
     }
 
@@ -175,7 +175,7 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
         if (s.hasId()) {
             out.add(Singletons.DESTROY_ID);
         }
-        Timers t = s.timers().cancelAll(out.actions);
+        Timers t = s.timers().cancelAll(out);
         if (request != 0) {
             out.complete(request, Singletons.DONE);
         }

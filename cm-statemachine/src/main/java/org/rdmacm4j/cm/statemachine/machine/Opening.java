@@ -32,14 +32,14 @@ final class Opening {
     }
 
     static void start(Draft d, Emitter out, ConnectionPolicy p) {
-        d.timers = d.timers.arm(TimerKind.CONNECT_DEADLINE, p.deadlines().connect().toNanos(), out.actions);
+        d.timers = d.timers.arm(TimerKind.CONNECT_DEADLINE, p.deadlines().connect().toNanos(), out);
         d.attempts = 0;
         out.add(new Action.ResolveAddr((int) p.deadlines().resolveAddr().toMillis()));
     }
 
     /** The open succeeded: the one connect deadline stops and the open future completes. */
     static void opened(Draft d, Emitter out, Outcome outcome) {
-        d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out.actions);
+        d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out);
         d.established(true);
         out.complete(d.pendingOpen, outcome);
         d.pendingOpen = 0;
@@ -69,7 +69,7 @@ final class Opening {
         }
         d.attempts++;
         d.retryFrom(from);
-        d.timers = d.timers.arm(TimerKind.RETRY_BACKOFF, p.retry().backoffNanos(d.attempts), out.actions);
+        d.timers = d.timers.arm(TimerKind.RETRY_BACKOFF, p.retry().backoffNanos(d.attempts), out);
         return true;
     }
 
@@ -109,7 +109,7 @@ final class Opening {
         d.retryFrom(RetryFrom.NEW_ID);
         if (d.hasQp()) {
             out.add(Singletons.DRAIN_QP);
-            d.timers = d.timers.arm(TimerKind.DRAIN_DEADLINE, p.deadlines().drain().toNanos(), out.actions);
+            d.timers = d.timers.arm(TimerKind.DRAIN_DEADLINE, p.deadlines().drain().toNanos(), out);
             return Rejection.DRAIN;
         }
         retryReleased(d, out, p, true);
@@ -118,10 +118,10 @@ final class Opening {
 
     /** The retry's QP is flushed (or its deadline passed): stop the poller. Returns false if there is no CQ. */
     static boolean retryDrained(Draft d, Emitter out, ConnectionPolicy p) {
-        d.timers = d.timers.cancel(TimerKind.DRAIN_DEADLINE, out.actions);
+        d.timers = d.timers.cancel(TimerKind.DRAIN_DEADLINE, out);
         if (d.hasCq()) {
             out.add(Singletons.QUIESCE_CQ);
-            d.timers = d.timers.arm(TimerKind.QUIESCE_DEADLINE, p.deadlines().quiesce().toNanos(), out.actions);
+            d.timers = d.timers.arm(TimerKind.QUIESCE_DEADLINE, p.deadlines().quiesce().toNanos(), out);
             return true;
         }
         retryReleased(d, out, p, true);
@@ -133,7 +133,7 @@ final class Opening {
      * and channel, destroy the rejected id, and wait out the backoff.
      */
     static void retryReleased(Draft d, Emitter out, ConnectionPolicy p, boolean quiet) {
-        d.timers = d.timers.cancel(TimerKind.QUIESCE_DEADLINE, out.actions);
+        d.timers = d.timers.cancel(TimerKind.QUIESCE_DEADLINE, out);
         Teardown.destroyQueues(d, out, quiet);
         if (d.hasId()) {
             out.add(Singletons.DESTROY_ID);
@@ -143,7 +143,7 @@ final class Opening {
         d.connectionLost(false);
         d.disconnectSent(false);
         d.disconnectAnswered(false);
-        d.timers = d.timers.arm(TimerKind.RETRY_BACKOFF, p.retry().backoffNanos(d.attempts), out.actions);
+        d.timers = d.timers.arm(TimerKind.RETRY_BACKOFF, p.retry().backoffNanos(d.attempts), out);
     }
 
     static Failure rejected(RejectReason reason) {

@@ -118,10 +118,10 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                 if (c.payload().kind() != MessageKind.ACCEPT) {
                     yield illegal(out, c.request(), "accept needs ACCEPT private data, not " + c.payload().kind(), phase);
                 }
-                d.timers = d.timers.cancel(TimerKind.DECISION_DEADLINE, out.actions);
+                d.timers = d.timers.cancel(TimerKind.DECISION_DEADLINE, out);
                 d.pendingOpen = c.request();
                 d.openPayload(c.payload());
-                d.timers = d.timers.arm(TimerKind.ACCEPT_DEADLINE, policy.deadlines().accept().toNanos(), out.actions);
+                d.timers = d.timers.arm(TimerKind.ACCEPT_DEADLINE, policy.deadlines().accept().toNanos(), out);
                 Opening.createQp(d, out);
                 out.add(new Action.Accept(c.payload().wire(), d.acceptTuning()));
                 d.connectSent(true);
@@ -210,7 +210,7 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                 CmEvent e = (CmEvent) in;
                 yield switch (e.type()) {
                     case ESTABLISHED -> {
-                        d.timers = d.timers.cancel(TimerKind.ACCEPT_DEADLINE, out.actions);
+                        d.timers = d.timers.cancel(TimerKind.ACCEPT_DEADLINE, out);
                         d.established(true);
                         // The peer's data is the CONNECT_REQUEST's: ESTABLISHED (the RTU) carries none.
                         Outcome.Connected connected = new Outcome.Connected(d.peerData(), d.requestParams());

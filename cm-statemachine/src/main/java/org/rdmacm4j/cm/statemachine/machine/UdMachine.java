@@ -215,7 +215,7 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                     yield illegal(out, c.request(), "a SIDR accept needs SIDR_REPLY private data, not "
                             + c.payload().kind(), phase);
                 }
-                d.timers = d.timers.cancel(TimerKind.DECISION_DEADLINE, out.actions);
+                d.timers = d.timers.cancel(TimerKind.DECISION_DEADLINE, out);
                 d.established(true);
                 // There is no ESTABLISHED for the SIDR server: the reply is the whole exchange. The future
                 // completes on CallsSucceeded, once CreateQp and rdma_accept (the SIDR_REP) succeeded.
@@ -291,7 +291,7 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
      * CallsSucceeded once the trailing CreateQp succeeded (or at once if the QP already exists).
      */
     private UdPhase ready(Draft d, Emitter out, Outcome.UdReady outcome) {
-        d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out.actions);
+        d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out);
         d.established(true);
         if (d.hasQp()) {
             out.complete(d.pendingOpen, outcome);
