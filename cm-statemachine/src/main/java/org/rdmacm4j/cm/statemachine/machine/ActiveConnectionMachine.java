@@ -328,7 +328,7 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                 d.pendingOpen = 0;
             }
             d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out);
-            d.timers = d.timers.arm(TimerKind.CONNECT_RESULT_DEADLINE, policy.deadlines().connect().toNanos(),
+            d.timers = d.timers.arm(TimerKind.CONNECT_RESULT_DEADLINE, policy.deadlines().connectNanos(),
                     out);
             return ActivePhase.CONNECT_ABANDONED;
         }

@@ -121,7 +121,7 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                 d.timers = d.timers.cancel(TimerKind.DECISION_DEADLINE, out);
                 d.pendingOpen = c.request();
                 d.openPayload(c.payload());
-                d.timers = d.timers.arm(TimerKind.ACCEPT_DEADLINE, policy.deadlines().accept().toNanos(), out);
+                d.timers = d.timers.arm(TimerKind.ACCEPT_DEADLINE, policy.deadlines().acceptNanos(), out);
                 Opening.createQp(d, out);
                 out.add(new Action.Accept(c.payload().wire(), d.acceptTuning()));
                 d.connectSent(true);

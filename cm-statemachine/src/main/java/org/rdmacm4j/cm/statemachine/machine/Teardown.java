@@ -76,7 +76,7 @@ final class Teardown {
             case GRACEFUL -> {
                 if (d.connectSent() && !d.connectionLost()) {
                     disconnectOnce(d, out);
-                    d.timers = d.timers.arm(TimerKind.DISCONNECT_DEADLINE, p.deadlines().disconnect().toNanos(),
+                    d.timers = d.timers.arm(TimerKind.DISCONNECT_DEADLINE, p.deadlines().disconnectNanos(),
                             out);
                     yield Stage.DISCONNECTING;
                 }
@@ -104,7 +104,7 @@ final class Teardown {
         d.timers = d.timers.cancel(TimerKind.DISCONNECT_DEADLINE, out);
         completeDisconnectWaiters(d, out);
         if (p.waitsForTimewait()) {
-            d.timers = d.timers.arm(TimerKind.TIMEWAIT_DEADLINE, p.deadlines().timewait().toNanos(), out);
+            d.timers = d.timers.arm(TimerKind.TIMEWAIT_DEADLINE, p.deadlines().timewaitNanos(), out);
             return Stage.TIMEWAIT;
         }
         return drain(d, out, p);
@@ -116,7 +116,7 @@ final class Teardown {
         d.timers = d.timers.cancel(TimerKind.TIMEWAIT_DEADLINE, out);
         if (d.hasQp()) {
             out.add(Singletons.DRAIN_QP);
-            d.timers = d.timers.arm(TimerKind.DRAIN_DEADLINE, p.deadlines().drain().toNanos(), out);
+            d.timers = d.timers.arm(TimerKind.DRAIN_DEADLINE, p.deadlines().drainNanos(), out);
             return Stage.DRAINING;
         }
         return release(d, out, p);
@@ -143,7 +143,7 @@ final class Teardown {
         d.timers = d.timers.cancel(TimerKind.DRAIN_DEADLINE, out);
         if (d.hasCq()) {
             out.add(Singletons.QUIESCE_CQ);
-            d.timers = d.timers.arm(TimerKind.QUIESCE_DEADLINE, p.deadlines().quiesce().toNanos(), out);
+            d.timers = d.timers.arm(TimerKind.QUIESCE_DEADLINE, p.deadlines().quiesceNanos(), out);
             return Stage.RELEASING;
         }
         destroyQueues(d, out, true);
