@@ -43,8 +43,14 @@ public sealed class ActionList extends AbstractList<Action> implements RandomAcc
     private Action a5;
     /** Actions from index {@value #FIELDS} on, null until a step has that many. */
     private Action[] more;
-    private int size;
-    private boolean frozen;
+    /**
+     * The number of actions, and the sign bit ({@link #FROZEN}) once frozen: one int, not an int
+     * and a boolean, because a connection step's Draft is an ActionList, and the boolean was what
+     * took it past a multiple of eight bytes (an 8-byte larger object every step). While open it is
+     * the size itself, so the append fast path compares it as before.
+     */
+    private int sizeAndFrozen;
+    private static final int FROZEN = Integer.MIN_VALUE;
 
     /** An empty list to append to. */
     public ActionList() {
@@ -72,12 +78,12 @@ public sealed class ActionList extends AbstractList<Action> implements RandomAcc
 
     /** Makes this list immutable (idempotent); returns it. */
     public final ActionList freeze() {
-        frozen = true;
+        sizeAndFrozen |= FROZEN;
         return this;
     }
 
     public final boolean frozen() {
-        return frozen;
+        return sizeAndFrozen < 0;
     }
 
     /**
@@ -88,8 +94,8 @@ public sealed class ActionList extends AbstractList<Action> implements RandomAcc
      */
     @Override
     public final boolean add(Action action) {
-        int n = size;
-        if (frozen || action == null || n >= FIELDS) {
+        int n = sizeAndFrozen;
+        if (n < 0 || action == null || n >= FIELDS) {   // n < 0: frozen
             return addSlow(action);
         }
         switch (n) {
@@ -100,7 +106,7 @@ public sealed class ActionList extends AbstractList<Action> implements RandomAcc
             case 4 -> a4 = action;
             default -> a5 = action;
         }
-        size = n + 1;
+        sizeAndFrozen = n + 1;
         return true;
     }
 
@@ -108,33 +114,33 @@ public sealed class ActionList extends AbstractList<Action> implements RandomAcc
     private boolean addSlow(Action action) {
         Objects.requireNonNull(action, "action");
         checkOpen();
-        put(size, action);
-        size++;
+        put(sizeAndFrozen, action);
+        sizeAndFrozen++;
         return true;
     }
 
     /** Inserts at {@code index}, moving the later actions up (a step placing an action before its first native call). */
     @Override
     public final void add(int index, Action action) {
-        Objects.checkIndex(index, size + 1);
+        Objects.checkIndex(index, size() + 1);
         Objects.requireNonNull(action, "action");
         checkOpen();
-        for (int i = size; i > index; i--) {
+        for (int i = size(); i > index; i--) {
             put(i, get(i - 1));
         }
         put(index, action);
-        size++;
+        sizeAndFrozen++;
     }
 
     private void checkOpen() {
-        if (frozen) {
+        if (frozen()) {
             throw new UnsupportedOperationException("the actions of a transition are immutable");
         }
     }
 
     @Override
     public final Action get(int index) {
-        Objects.checkIndex(index, size);
+        Objects.checkIndex(index, sizeAndFrozen & ~FROZEN);
         return switch (index) {
             case 0 -> a0;
             case 1 -> a1;
@@ -168,7 +174,7 @@ public sealed class ActionList extends AbstractList<Action> implements RandomAcc
 
     @Override
     public final int size() {
-        return size;
+        return sizeAndFrozen & ~FROZEN;
     }
 
     // As List.of's lists: a null query is an error, not "absent".
