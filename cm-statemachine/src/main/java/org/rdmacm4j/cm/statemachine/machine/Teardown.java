@@ -193,7 +193,7 @@ final class Teardown {
         d.connectOutstanding(false);
         d.timers = d.timers.cancelAll(out);
         completeDisconnectWaiters(d, out);
-        completeCloseWaiters(d, out);
+        d.completeCloseWaiters(out);
         return Stage.CLOSED;
     }
 
@@ -222,20 +222,13 @@ final class Teardown {
         }
         d.timers = d.timers.cancelAll(out);
         completeDisconnectWaiters(d, out);
-        completeCloseWaiters(d, out);
+        d.completeCloseWaiters(out);
         return Stage.CLOSED;
     }
 
     private static void completeDisconnectWaiters(Draft d, Emitter out) {
         List<Long> waiters = d.takeDisconnectWaiters();
         for (int i = 0; i < waiters.size(); i++) {   // indexed: no iterator in every teardown step
-            out.complete(waiters.get(i), Singletons.DONE);
-        }
-    }
-
-    private static void completeCloseWaiters(Draft d, Emitter out) {
-        List<Long> waiters = d.takeCloseWaiters();
-        for (int i = 0; i < waiters.size(); i++) {
             out.complete(waiters.get(i), Singletons.DONE);
         }
     }
