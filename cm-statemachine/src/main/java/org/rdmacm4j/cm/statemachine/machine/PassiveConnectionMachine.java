@@ -1,7 +1,6 @@
 package org.rdmacm4j.cm.statemachine.machine;
 
 import java.util.Objects;
-import java.util.Optional;
 import org.rdmacm4j.cm.statemachine.Action;
 import org.rdmacm4j.cm.statemachine.ActionList;
 import org.rdmacm4j.cm.statemachine.CmIdMachine;
@@ -93,9 +92,8 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
             case REQUEST_RECEIVED -> requestReceived(in, v, d, out);
             case ACCEPTING -> accepting(in, v, d, out);
             case ESTABLISHED -> {
-                // Not Optional.map(PassivePhase::of): under C1 that is an interface call (Function.apply) per step.
-                Optional<Teardown.Stage> stage = Live.onInput(phase, in, v, d, out, policy);
-                yield stage.isPresent() ? PassivePhase.of(stage.get()) : phase;
+                Teardown.Stage stage = Live.onInput(phase, in, v, d, out, policy);
+                yield stage == Live.STAY ? phase : PassivePhase.of(stage);
             }
             case DISCONNECTING -> PassivePhase.of(Teardown.onInput(Teardown.Stage.DISCONNECTING, phase, in, v, d, out, policy, false));
             case TIMEWAIT -> PassivePhase.of(Teardown.onInput(Teardown.Stage.TIMEWAIT, phase, in, v, d, out, policy, false));
