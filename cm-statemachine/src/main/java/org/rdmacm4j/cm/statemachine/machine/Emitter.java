@@ -50,12 +50,10 @@ public sealed class Emitter extends ActionList permits ConnectionContext.Draft {
         add(new Action.LogUnexpected(phase.name(), Inputs.label(input), why));
     }
 
-    /** Acks an event input first thing, before any action that could destroy its object. */
-    final void ackIfEvent(Input input) {
-        ackIfEvent(input, input.variant());
-    }
-
-    /** As {@link #ackIfEvent(Input)}, with the variant the step already asked the input for (one interface call less). */
+    /**
+     * Acks an event input first thing, before any action that could destroy its object;
+     * {@code variant} is the input's, which every machine's step asks for once and hands on.
+     */
     final void ackIfEvent(Input input, Input.Variant variant) {
         // Two compares, not an exhaustive switch on the enum (under C1: its switch-map array read
         // and a compare chain over sixteen constants, per step).

@@ -39,21 +39,22 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
 
     @Override
     public Transition<ListenerState> step(ListenerState s, Input in) {
+        Input.Variant v = in.variant();   // once, handed down (why: ActiveConnectionMachine#dispatch)
         Emitter out = new Emitter();
-        out.ackIfEvent(in);
+        out.ackIfEvent(in, v);
         if (in instanceof Input.TimerExpired t && !s.timers().isCurrent(t)) {
             return new Transition<>(s, out.list());
         }
         ListenerState next = switch (s.phase()) {
-            case LISTENING, RELISTEN_BACKOFF -> live(s, in, out);
+            case LISTENING, RELISTEN_BACKOFF -> live(s, in, v, out);
             case CLOSED -> closed(s, in, out);
         };
         return new Transition<>(next, out.list());
     }
 
-    private ListenerState live(ListenerState s, Input in, Emitter out) {
+    private ListenerState live(ListenerState s, Input in, Input.Variant v, Emitter out) {
         ListenerPhase phase = s.phase();
-        return switch (in.variant()) {
+        return switch (v) {
             case CM_EVENT -> {
                 CmEvent e = (CmEvent) in;
                 yield switch (e.type()) {

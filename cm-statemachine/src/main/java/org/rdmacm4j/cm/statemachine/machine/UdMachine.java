@@ -68,12 +68,16 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
 
     @Override
     public Transition<UdState> step(UdState state, Input input) {
+        // Asked once and handed down, as the RC machines do: each in.variant() is an interface call
+        // with sixteen receiver classes under C1 (an itable stub); ackIfEvent, the phase's arm and
+        // Teardown.onInput each asked again.
+        Input.Variant variant = input.variant();
         Draft d = state.context().draft();
         Emitter out = d;   // the draft is the step's emitter too: one object, not two
-        out.ackIfEvent(input);
+        out.ackIfEvent(input, variant);
         UdPhase next = input instanceof Input.TimerExpired t && !d.timers.isCurrent(t)
                 ? state.phase()
-                : dispatch(state.phase(), input, d, out);
+                : dispatch(state.phase(), input, variant, d, out);
         if (next != UdPhase.REQUEST_RECEIVED) {
             Requests.settle(d, out);
         }
@@ -83,12 +87,13 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                 out.list());
     }
 
-    private UdPhase dispatch(UdPhase phase, Input in, Draft d, Emitter out) {
+    /** {@code v} is the input's variant, asked once per step (why: ActiveConnectionMachine#dispatch). */
+    private UdPhase dispatch(UdPhase phase, Input in, Input.Variant v, Draft d, Emitter out) {
         return switch (phase) {
-            case IDLE, RESOLVING_ADDR, RESOLVING_ROUTE, SIDR_QUERY, BACKOFF, REQUEST_RECEIVED -> opening(phase, in, d, out);
-            case READY -> ready(in, d, out);
-            case DRAINING -> UdPhase.of(Teardown.onInput(Teardown.Stage.DRAINING, phase, in, d, out, policy, true));
-            case RELEASING -> UdPhase.of(Teardown.onInput(Teardown.Stage.RELEASING, phase, in, d, out, policy, true));
+            case IDLE, RESOLVING_ADDR, RESOLVING_ROUTE, SIDR_QUERY, BACKOFF, REQUEST_RECEIVED -> opening(phase, in, v, d, out);
+            case READY -> ready(in, v, d, out);
+            case DRAINING -> UdPhase.of(Teardown.onInput(Teardown.Stage.DRAINING, phase, in, v, d, out, policy, true));
+            case RELEASING -> UdPhase.of(Teardown.onInput(Teardown.Stage.RELEASING, phase, in, v, d, out, policy, true));
             case CLOSED -> {
                 if (!Requests.failExpired(d, in, out)) {
                     Teardown.terminal(phase, in, out);
@@ -98,8 +103,8 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
         };
     }
 
-    private UdPhase opening(UdPhase phase, Input in, Draft d, Emitter out) {
-        return switch (in.variant()) {
+    private UdPhase opening(UdPhase phase, Input in, Input.Variant v, Draft d, Emitter out) {
+        return switch (v) {
             case CM_EVENT -> {
                 CmEvent e = (CmEvent) in;
                 yield switch (e.type()) {
@@ -313,9 +318,9 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
         return phase;
     }
 
-    private UdPhase ready(Input in, Draft d, Emitter out) {
+    private UdPhase ready(Input in, Input.Variant v, Draft d, Emitter out) {
         UdPhase phase = UdPhase.READY;
-        return switch (in.variant()) {
+        return switch (v) {
             case JOIN_MULTICAST -> {
                 Input.Command.JoinMulticast c = (Input.Command.JoinMulticast) in;
                 if (d.groups().containsKey(c.group())) {
