@@ -225,14 +225,18 @@ public record ConnectionContext(long pendingOpen, long closeRequest, int flags, 
                 | (disconnectAnswered ? DISCONNECT_ANSWERED : 0);
     }
 
-    /** As the record of ten boolean components printed itself (tests and documents read it). */
+    /**
+     * As the record of ten boolean components printed itself (tests and documents read it), with
+     * every close waiter after the open's request (the RarelySet prints the later ones again).
+     */
     @Override
     public String toString() {
-        return "ConnectionContext[pendingOpen=" + pendingOpen + ", closeWaiters=" + closeWaiters() + ", hasId=" + hasId() + ", hasQp=" + hasQp()
-                + ", hasCq=" + hasCq() + ", connectSent=" + connectSent() + ", connectionLost=" + connectionLost()
-                + ", disconnectSent=" + disconnectSent() + ", established=" + established() + ", settleOwed="
-                + settleOwed() + ", connectOutstanding=" + connectOutstanding() + ", disconnectAnswered="
-                + disconnectAnswered() + ", timers=" + timers + ", rarelySet=" + rarelySet + "]";
+        return "ConnectionContext[pendingOpen=" + pendingOpen + ", closeWaiters=" + closeWaiters() + ", hasId="
+                + hasId() + ", hasQp=" + hasQp() + ", hasCq=" + hasCq() + ", connectSent=" + connectSent()
+                + ", connectionLost=" + connectionLost() + ", disconnectSent=" + disconnectSent() + ", established="
+                + established() + ", settleOwed=" + settleOwed() + ", connectOutstanding=" + connectOutstanding()
+                + ", disconnectAnswered=" + disconnectAnswered() + ", timers=" + timers + ", rarelySet=" + rarelySet
+                + "]";
     }
 
     public boolean hasId() {
@@ -381,9 +385,9 @@ public record ConnectionContext(long pendingOpen, long closeRequest, int flags, 
         return waiters == NO_WAITERS || waiters.getClass() == LIST12 ? waiters : List.copyOf(waiters);
     }
 
-    private static final ConnectionContext FRESH = new ConnectionContext(0, 0, HAS_ID, Timers.none(), new RarelySet(null, 0, NO_WAITERS, NO_WAITERS,
-                    RetryFrom.RESOLVE_ADDR, NO_GROUPS, PrivateData.Received.nothing(), new EventParams.None(), null,
-                    null, null));
+    private static final ConnectionContext FRESH = new ConnectionContext(0, 0, HAS_ID, Timers.none(),
+            new RarelySet(null, 0, NO_WAITERS, NO_WAITERS, RetryFrom.RESOLVE_ADDR, NO_GROUPS,
+                    PrivateData.Received.nothing(), new EventParams.None(), null, null, null));
 
     /** A fresh id that exists natively and owns nothing else yet. */
     public static ConnectionContext fresh() {

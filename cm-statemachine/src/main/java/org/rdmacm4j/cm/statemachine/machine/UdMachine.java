@@ -90,10 +90,13 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
     /** {@code v} is the input's variant, asked once per step (why: ActiveConnectionMachine#dispatch). */
     private UdPhase dispatch(UdPhase phase, Input in, Input.Variant v, Draft d, Emitter out) {
         return switch (phase) {
-            case IDLE, RESOLVING_ADDR, RESOLVING_ROUTE, SIDR_QUERY, BACKOFF, REQUEST_RECEIVED -> opening(phase, in, v, d, out);
+            case IDLE, RESOLVING_ADDR, RESOLVING_ROUTE, SIDR_QUERY, BACKOFF, REQUEST_RECEIVED ->
+                    opening(phase, in, v, d, out);
             case READY -> ready(in, v, d, out);
-            case DRAINING -> UdPhase.of(Teardown.onInput(Teardown.Stage.DRAINING, phase, in, v, d, out, policy, true));
-            case RELEASING -> UdPhase.of(Teardown.onInput(Teardown.Stage.RELEASING, phase, in, v, d, out, policy, true));
+            case DRAINING ->
+                    UdPhase.of(Teardown.onInput(Teardown.Stage.DRAINING, phase, in, v, d, out, policy, true));
+            case RELEASING ->
+                    UdPhase.of(Teardown.onInput(Teardown.Stage.RELEASING, phase, in, v, d, out, policy, true));
             case CLOSED -> {
                 if (!Requests.failExpired(d, in, out)) {
                     Teardown.terminal(phase, in, out);
