@@ -21,8 +21,16 @@ import java.util.RandomAccess;
  * {@code Action}, which a store does not check; the callers append through this final class, not
  * through {@code List}; and the Transition keeps this object instead of copying it. One object per
  * step instead of three (an emitter, its array, the copy).
+ *
+ * <p>Sealed, not final, for one subclass: the machines' step {@code Emitter} (and so a connection
+ * step's {@code ConnectionContext.Draft}) is the step's ActionList itself, one object per step where
+ * the draft and its list were two. Every method a driver or a machine calls per action ({@link #get},
+ * {@link #size}, {@link #add(Action)}, {@link #freeze}) is final, so a call on an ActionList stays a
+ * direct call under C1 whichever class the object is; the casts to ActionList (Transition's) are
+ * to a class, which C1 checks inline, not in its slow subtype-check stub.
  */
-public final class ActionList extends AbstractList<Action> implements RandomAccess {
+public sealed class ActionList extends AbstractList<Action> implements RandomAccess
+        permits org.rdmacm4j.cm.statemachine.machine.Emitter {
     /** Fields for the first actions; a teardown's last step, the longest common one, has six. */
     private static final int FIELDS = 6;
     private static final ActionList NONE = new ActionList().freeze();
@@ -35,8 +43,14 @@ public final class ActionList extends AbstractList<Action> implements RandomAcce
     private Action a5;
     /** Actions from index {@value #FIELDS} on, null until a step has that many. */
     private Action[] more;
-    private int size;
-    private boolean frozen;
+    /**
+     * The number of actions, and the sign bit ({@link #FROZEN}) once frozen: one int, not an int
+     * and a boolean, because a connection step's Draft is an ActionList, and the boolean was what
+     * took it past a multiple of eight bytes (an 8-byte larger object every step). While open it is
+     * the size itself, so the append fast path compares it as before.
+     */
+    private int sizeAndFrozen;
+    private static final int FROZEN = Integer.MIN_VALUE;
 
     /** An empty list to append to. */
     public ActionList() {
@@ -63,13 +77,13 @@ public final class ActionList extends AbstractList<Action> implements RandomAcce
     }
 
     /** Makes this list immutable (idempotent); returns it. */
-    public ActionList freeze() {
-        frozen = true;
+    public final ActionList freeze() {
+        sizeAndFrozen |= FROZEN;
         return this;
     }
 
-    public boolean frozen() {
-        return frozen;
+    public final boolean frozen() {
+        return sizeAndFrozen < 0;
     }
 
     /**
@@ -79,9 +93,9 @@ public final class ActionList extends AbstractList<Action> implements RandomAcce
      * {@code put} and {@code checkOpen} it called were calls of their own per action.
      */
     @Override
-    public boolean add(Action action) {
-        int n = size;
-        if (frozen || action == null || n >= FIELDS) {
+    public final boolean add(Action action) {
+        int n = sizeAndFrozen;
+        if (n < 0 || action == null || n >= FIELDS) {   // n < 0: frozen
             return addSlow(action);
         }
         switch (n) {
@@ -92,7 +106,7 @@ public final class ActionList extends AbstractList<Action> implements RandomAcce
             case 4 -> a4 = action;
             default -> a5 = action;
         }
-        size = n + 1;
+        sizeAndFrozen = n + 1;
         return true;
     }
 
@@ -100,33 +114,33 @@ public final class ActionList extends AbstractList<Action> implements RandomAcce
     private boolean addSlow(Action action) {
         Objects.requireNonNull(action, "action");
         checkOpen();
-        put(size, action);
-        size++;
+        put(sizeAndFrozen, action);
+        sizeAndFrozen++;
         return true;
     }
 
     /** Inserts at {@code index}, moving the later actions up (a step placing an action before its first native call). */
     @Override
-    public void add(int index, Action action) {
-        Objects.checkIndex(index, size + 1);
+    public final void add(int index, Action action) {
+        Objects.checkIndex(index, size() + 1);
         Objects.requireNonNull(action, "action");
         checkOpen();
-        for (int i = size; i > index; i--) {
+        for (int i = size(); i > index; i--) {
             put(i, get(i - 1));
         }
         put(index, action);
-        size++;
+        sizeAndFrozen++;
     }
 
     private void checkOpen() {
-        if (frozen) {
+        if (frozen()) {
             throw new UnsupportedOperationException("the actions of a transition are immutable");
         }
     }
 
     @Override
-    public Action get(int index) {
-        Objects.checkIndex(index, size);
+    public final Action get(int index) {
+        Objects.checkIndex(index, sizeAndFrozen & ~FROZEN);
         return switch (index) {
             case 0 -> a0;
             case 1 -> a1;
@@ -159,8 +173,8 @@ public final class ActionList extends AbstractList<Action> implements RandomAcce
     }
 
     @Override
-    public int size() {
-        return size;
+    public final int size() {
+        return sizeAndFrozen & ~FROZEN;
     }
 
     // As List.of's lists: a null query is an error, not "absent".

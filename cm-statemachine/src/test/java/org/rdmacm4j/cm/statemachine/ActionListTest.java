@@ -49,6 +49,25 @@ class ActionListTest {
         }
     }
 
+    /** Frozen (a bit of the size field), a list of any length keeps its size and elements, and refuses more. */
+    @Test
+    void freezingKeepsSizeAndElements() {
+        for (int n = 0; n <= 20; n++) {
+            List<Action> expected = actions(n);
+            ActionList l = new ActionList();
+            expected.forEach(l::add);
+            assertThat(l.frozen()).isFalse();
+            assertThat(l.freeze()).isSameAs(l);
+            assertThat(l.freeze().frozen()).isTrue();
+            assertThat(l).hasSize(n).containsExactlyElementsOf(expected);
+            int size = n;
+            assertThatThrownBy(() -> l.get(size)).isInstanceOf(IndexOutOfBoundsException.class);
+            assertThatThrownBy(() -> l.add(new Action.DestroyId())).isInstanceOf(UnsupportedOperationException.class);
+            assertThatThrownBy(() -> l.add(size, new Action.DestroyId())).isInstanceOf(UnsupportedOperationException.class);
+            assertThat(l).hasSize(n);
+        }
+    }
+
     /** Any machine state will do as a transition's next state here. */
     private static final ListenerState NEXT = new ListenerState(ListenerPhase.LISTENING, true, 0, Timers.none(), 0);
 

@@ -1,7 +1,6 @@
 package org.rdmacm4j.cm.statemachine.machine;
 
 import java.util.Objects;
-import java.util.Optional;
 import org.rdmacm4j.cm.statemachine.Action;
 import org.rdmacm4j.cm.statemachine.ActionList;
 import org.rdmacm4j.cm.statemachine.CmIdMachine;
@@ -79,9 +78,8 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
             case IDLE -> idle(in, v, d, out);
             case RESOLVING_ADDR, RESOLVING_ROUTE, CONNECTING, BACKOFF -> opening(phase, in, v, d, out);
             case ESTABLISHED -> {
-                // Not Optional.map(ActivePhase::of): under C1 that is an interface call (Function.apply) per step.
-                Optional<Teardown.Stage> stage = Live.onInput(phase, in, v, d, out, policy);
-                yield stage.isPresent() ? ActivePhase.of(stage.get()) : phase;
+                Teardown.Stage stage = Live.onInput(phase, in, v, d, out, policy);
+                yield stage == Live.STAY ? phase : ActivePhase.of(stage);
             }
             case DISCONNECTING -> ActivePhase.of(Teardown.onInput(Teardown.Stage.DISCONNECTING, phase, in, v, d, out, policy, false));
             case TIMEWAIT -> ActivePhase.of(Teardown.onInput(Teardown.Stage.TIMEWAIT, phase, in, v, d, out, policy, false));
@@ -327,9 +325,9 @@ public final class ActiveConnectionMachine implements CmIdMachine<ActivePhase, A
                 out.fail(d.pendingOpen, cause);
                 d.pendingOpen = 0;
             }
-            d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out.actions);
-            d.timers = d.timers.arm(TimerKind.CONNECT_RESULT_DEADLINE, policy.deadlines().connect().toNanos(),
-                    out.actions);
+            d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out);
+            d.timers = d.timers.arm(TimerKind.CONNECT_RESULT_DEADLINE, policy.deadlines().connectNanos(),
+                    out);
             return ActivePhase.CONNECT_ABANDONED;
         }
         return fail(d, out, cause, Mode.ABORT);

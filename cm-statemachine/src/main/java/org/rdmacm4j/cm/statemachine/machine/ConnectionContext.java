@@ -25,9 +25,15 @@ import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
  * accessors and the constructor of all twenty-three values stay as they were.
  *
  * @param pendingOpen     request number of the connect/accept future still owed, 0 if none
+ * @param closeRequest    request number of the first close (or abort) waiter when {@link #CLOSE_WAITED}
+ *                        is set, 0 otherwise; later close waiters are the RarelySet's. Why here and not
+ *                        all in the RarelySet: every close has one, and as a {@code List<Long>} there it
+ *                        cost a Long, a list and two RarelySet copies (one to add it, one to take it)
+ *                        per close; as a scalar it costs none (see {@link #closeWaiters()})
  * @param flags           the ten flags below, one bit each ({@link #HAS_ID} ...), read by their
  *                        accessors: one int for the draft to copy and compare, and for a new context
- *                        to store, where ten booleans were ten of each per step
+ *                        to store, where ten booleans were ten of each per step; and
+ *                        {@link #CLOSE_WAITED}
  *
  * <p>The flags (each an accessor; the constructor of the record this was takes them one by one):
  * <ul>
@@ -49,7 +55,7 @@ import org.rdmacm4j.cm.statemachine.privatedata.PrivateData;
  * @param timers          the armed timers
  * @param rarelySet       the values few steps write (see {@link RarelySet})
  */
-public record ConnectionContext(long pendingOpen, int flags, Timers timers, RarelySet rarelySet) {
+public record ConnectionContext(long pendingOpen, long closeRequest, int flags, Timers timers, RarelySet rarelySet) {
     /** Bit of {@link #flags}: {@link #hasId()}. */
     static final int HAS_ID = 1 << 0;
     /** Bit of {@link #flags}: {@link #hasQp()}. */
@@ -70,6 +76,12 @@ public record ConnectionContext(long pendingOpen, int flags, Timers timers, Rare
     static final int CONNECT_OUTSTANDING = 1 << 8;
     /** Bit of {@link #flags}: {@link #disconnectAnswered()}. */
     static final int DISCONNECT_ANSWERED = 1 << 9;
+    /**
+     * Bit of {@link #flags}: a close waits, the first in {@link #closeRequest} (not one of the ten
+     * flags: part of {@link #closeWaiters()}). A bit, not {@code closeRequest != 0}: any request
+     * number, 0 too, is a waiter to complete.
+     */
+    static final int CLOSE_WAITED = 1 << 10;
 
     /** Where a retry resumes. */
     public enum RetryFrom {
@@ -91,7 +103,9 @@ public record ConnectionContext(long pendingOpen, int flags, Timers timers, Rare
      *
      * @param openPayload     private data to send with (re)connects or the accept
      * @param attempts        retries used by the current connect
-     * @param closeWaiters    close (and abort) requests to complete when the id is closed, in order
+     * @param closeWaiters    close (and abort) requests to complete when the id is closed, in order,
+     *                        after the context's {@link ConnectionContext#closeRequest} (the first; none
+     *                        here unless there is one)
      * @param disconnectWaiters disconnect requests to complete when the connection ends, in order
      * @param retryFrom       where the next retry starts
      * @param groups          UD: multicast groups joined or being joined, by group
@@ -170,15 +184,35 @@ public record ConnectionContext(long pendingOpen, int flags, Timers timers, Rare
     public ConnectionContext {
         Objects.requireNonNull(timers, "timers");
         Objects.requireNonNull(rarelySet, "rarelySet");
+        // One form per value (equals compares it): no first close waiter, no number and no later ones.
+        // Tested here, not with checkArgument, whose arguments would be boxed on every context made.
+        if ((flags & CLOSE_WAITED) == 0 && (closeRequest != 0 || rarelySet.closeWaiters != NO_WAITERS)) {
+            throw new IllegalArgumentException("close waiters without the first: closeRequest " + closeRequest
+                    + ", later " + rarelySet.closeWaiters);
+        }
     }
 
-    /** A context from its scalars one by one (the canonical constructor before the flags became bits). */
+    /**
+     * A context from its scalars one by one (the canonical constructor before the flags became bits),
+     * with every close waiter in {@code rarelySet}'s list (the first moves to {@link #closeRequest}).
+     */
     public ConnectionContext(long pendingOpen, boolean hasId, boolean hasQp, boolean hasCq,
                              boolean connectSent, boolean connectionLost, boolean disconnectSent,
                              boolean established, boolean settleOwed, boolean connectOutstanding,
                              boolean disconnectAnswered, Timers timers, RarelySet rarelySet) {
-        this(pendingOpen, flags(hasId, hasQp, hasCq, connectSent, connectionLost, disconnectSent, established,
-                settleOwed, connectOutstanding, disconnectAnswered), timers, rarelySet);
+        this(pendingOpen, firstOf(rarelySet.closeWaiters), flags(hasId, hasQp, hasCq, connectSent, connectionLost,
+                disconnectSent, established, settleOwed, connectOutstanding, disconnectAnswered)
+                | (rarelySet.closeWaiters.isEmpty() ? 0 : CLOSE_WAITED), timers, laterCloseWaiters(rarelySet));
+    }
+
+    private static long firstOf(List<Long> waiters) {
+        return waiters.isEmpty() ? 0 : waiters.getFirst();
+    }
+
+    /** {@code r} with its close waiters after the first only. */
+    private static RarelySet laterCloseWaiters(RarelySet r) {
+        List<Long> all = r.closeWaiters;
+        return all.isEmpty() ? r : r.withCloseWaiters(all.subList(1, all.size()));
     }
 
     private static int flags(boolean hasId, boolean hasQp, boolean hasCq, boolean connectSent,
@@ -191,14 +225,18 @@ public record ConnectionContext(long pendingOpen, int flags, Timers timers, Rare
                 | (disconnectAnswered ? DISCONNECT_ANSWERED : 0);
     }
 
-    /** As the record of ten boolean components printed itself (tests and documents read it). */
+    /**
+     * As the record of ten boolean components printed itself (tests and documents read it), with
+     * every close waiter after the open's request (the RarelySet prints the later ones again).
+     */
     @Override
     public String toString() {
-        return "ConnectionContext[pendingOpen=" + pendingOpen + ", hasId=" + hasId() + ", hasQp=" + hasQp()
-                + ", hasCq=" + hasCq() + ", connectSent=" + connectSent() + ", connectionLost=" + connectionLost()
-                + ", disconnectSent=" + disconnectSent() + ", established=" + established() + ", settleOwed="
-                + settleOwed() + ", connectOutstanding=" + connectOutstanding() + ", disconnectAnswered="
-                + disconnectAnswered() + ", timers=" + timers + ", rarelySet=" + rarelySet + "]";
+        return "ConnectionContext[pendingOpen=" + pendingOpen + ", closeWaiters=" + closeWaiters() + ", hasId="
+                + hasId() + ", hasQp=" + hasQp() + ", hasCq=" + hasCq() + ", connectSent=" + connectSent()
+                + ", connectionLost=" + connectionLost() + ", disconnectSent=" + disconnectSent() + ", established="
+                + established() + ", settleOwed=" + settleOwed() + ", connectOutstanding=" + connectOutstanding()
+                + ", disconnectAnswered=" + disconnectAnswered() + ", timers=" + timers + ", rarelySet=" + rarelySet
+                + "]";
     }
 
     public boolean hasId() {
@@ -268,9 +306,25 @@ public record ConnectionContext(long pendingOpen, int flags, Timers timers, Rare
         return rarelySet.openPayload;
     }
 
-    /** Close (and abort) requests to complete when the id is closed, in order. */
+    /**
+     * Close (and abort) requests to complete when the id is closed, in order: {@link #closeRequest}
+     * and the RarelySet's. A new list when there is one (the machines never call this: tests and
+     * documents do).
+     */
     public List<Long> closeWaiters() {
-        return rarelySet.closeWaiters;
+        if ((flags & CLOSE_WAITED) == 0) {
+            return NO_WAITERS;
+        }
+        List<Long> later = rarelySet.closeWaiters;
+        if (later.isEmpty()) {
+            return List.of(closeRequest);
+        }
+        Long[] all = new Long[later.size() + 1];
+        all[0] = closeRequest;
+        for (int i = 1; i < all.length; i++) {
+            all[i] = later.get(i - 1);
+        }
+        return List.of(all);
     }
 
     /** Disconnect requests to complete when the connection ends, in order. */
@@ -331,9 +385,9 @@ public record ConnectionContext(long pendingOpen, int flags, Timers timers, Rare
         return waiters == NO_WAITERS || waiters.getClass() == LIST12 ? waiters : List.copyOf(waiters);
     }
 
-    private static final ConnectionContext FRESH = new ConnectionContext(0, HAS_ID, Timers.none(), new RarelySet(null, 0, NO_WAITERS, NO_WAITERS,
-                    RetryFrom.RESOLVE_ADDR, NO_GROUPS, PrivateData.Received.nothing(), new EventParams.None(), null,
-                    null, null));
+    private static final ConnectionContext FRESH = new ConnectionContext(0, 0, HAS_ID, Timers.none(),
+            new RarelySet(null, 0, NO_WAITERS, NO_WAITERS, RetryFrom.RESOLVE_ADDR, NO_GROUPS,
+                    PrivateData.Received.nothing(), new EventParams.None(), null, null, null));
 
     /** A fresh id that exists natively and owns nothing else yet. */
     public static ConnectionContext fresh() {
@@ -345,17 +399,21 @@ public record ConnectionContext(long pendingOpen, int flags, Timers timers, Rare
     }
 
     /**
-     * The mutable working copy of one step; never escapes the step. Every step of every id makes
+     * The mutable working copy of one step; only its actions outlive the step (the draft is the
+     * step's {@link Emitter}, so its ActionList: the Transition keeps it, frozen, and nothing sets
+     * the draft's values after the step). Every step of every id makes
      * one on the dispatcher thread, so it copies little: the scalars and the timers (which most
      * steps change) and the context's {@link RarelySet}, which a step that sets one of its references
      * replaces by a changed copy (a step sets one or two, and few steps set any; the retry count,
      * a field here, goes into it at {@link #build}). A step that changed
      * nothing gets its old context back from {@link #build} instead of an equal new one. The draft
-     * is the step's {@link Emitter} as well (one object per step, not two).
+     * is the step's {@link Emitter} as well, and so its action list (one object per step, not three).
      */
     static final class Draft extends Emitter {
         private final ConnectionContext base;
         long pendingOpen;
+        /** The first close waiter while {@link #CLOSE_WAITED} is set in the flags (see the context's). */
+        private long closeRequest;
         int attempts;
         /** The context's flags, one bit each (see {@link ConnectionContext#flags}): read and set by the methods below. */
         private int flags;
@@ -367,6 +425,7 @@ public record ConnectionContext(long pendingOpen, int flags, Timers timers, Rare
         Draft(ConnectionContext c) {
             base = c;
             pendingOpen = c.pendingOpen;
+            closeRequest = c.closeRequest;
             attempts = c.rarelySet.attempts;
             flags = c.flags;
             timers = c.timers;
@@ -514,9 +573,17 @@ public record ConnectionContext(long pendingOpen, int flags, Timers timers, Rare
             }
         }
 
-        /** A close (or abort) waits for the id to close: its request completes when it does. */
+        /**
+         * A close (or abort) waits for the id to close: its request completes when it does. The first
+         * is a scalar (no box, no list, no RarelySet copy); a second or later one is the RarelySet's.
+         */
         void addCloseWaiter(long request) {
-            rarelySet = rarelySet.withCloseWaiters(append(rarelySet.closeWaiters, request));
+            if ((flags & CLOSE_WAITED) == 0) {
+                closeRequest = request;
+                flags |= CLOSE_WAITED;
+            } else {
+                rarelySet = rarelySet.withCloseWaiters(append(rarelySet.closeWaiters, request));
+            }
         }
 
         /** A disconnect waits for the connection to end. */
@@ -524,13 +591,24 @@ public record ConnectionContext(long pendingOpen, int flags, Timers timers, Rare
             rarelySet = rarelySet.withDisconnectWaiters(append(rarelySet.disconnectWaiters, request));
         }
 
-        /** The close waiters, in order, to complete now; none are left. No copy, none made if empty. */
-        List<Long> takeCloseWaiters() {
-            List<Long> waiters = rarelySet.closeWaiters;
-            if (waiters != NO_WAITERS) {
+        /**
+         * Completes the close waiters now, in order, on {@code out}; none are left. Nothing is made
+         * for the one close a connection usually has (a scalar and a bit, cleared).
+         */
+        void completeCloseWaiters(Emitter out) {
+            if ((flags & CLOSE_WAITED) == 0) {
+                return;
+            }
+            out.complete(closeRequest, Singletons.DONE);
+            closeRequest = 0;
+            flags &= ~CLOSE_WAITED;
+            List<Long> later = rarelySet.closeWaiters;
+            if (later != NO_WAITERS) {
+                for (int i = 0; i < later.size(); i++) {
+                    out.complete(later.get(i), Singletons.DONE);
+                }
                 rarelySet = rarelySet.withCloseWaiters(NO_WAITERS);
             }
-            return waiters;
         }
 
         /** The disconnect waiters, in order, to complete now; none are left. */
@@ -578,7 +656,7 @@ public record ConnectionContext(long pendingOpen, int flags, Timers timers, Rare
             if (r == base.rarelySet && unchangedScalars()) {
                 return base;
             }
-            return new ConnectionContext(pendingOpen, flags, timers, r);
+            return new ConnectionContext(pendingOpen, closeRequest, flags, timers, r);
         }
 
         /**
@@ -588,7 +666,8 @@ public record ConnectionContext(long pendingOpen, int flags, Timers timers, Rare
          */
         private boolean unchangedScalars() {
             ConnectionContext c = base;
-            return timers == c.timers && pendingOpen == c.pendingOpen && flags == c.flags;
+            return timers == c.timers && pendingOpen == c.pendingOpen && flags == c.flags
+                    && closeRequest == c.closeRequest;
         }
     }
 }

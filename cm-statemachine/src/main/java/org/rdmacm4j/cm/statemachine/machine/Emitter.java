@@ -16,34 +16,22 @@ import org.rdmacm4j.cm.statemachine.Phase;
  * too, so each step makes one object for both (the listener's step makes a plain Emitter). The
  * methods are final: a call on an Emitter stays a direct call under C1.
  *
- * <p>The actions go into an {@link ActionList}, which {@link org.rdmacm4j.cm.statemachine.Timers}
- * appends its timer actions to as well and the step's Transition keeps as it is (it freezes it):
- * why that list and not an array or a {@code List.of} copy is said there (C1's type checks).
+ * <p>An Emitter is the step's {@link ActionList} itself (not an object holding one): the actions
+ * it collects, the timer actions {@link org.rdmacm4j.cm.statemachine.Timers} appends to it, and the
+ * list the step's Transition keeps as it is (it freezes it). One object per step for the draft,
+ * the emitter and the list, where there were two (every step of every id on the dispatcher thread).
+ * Why that list and not an array or a {@code List.of} copy is said there (C1's type checks).
+ *
+ * <p>Public only because the sealed ActionList, in another package, must name it; its constructor
+ * and methods are package-private, so nothing outside the machines makes or fills one.
  */
-sealed class Emitter permits ConnectionContext.Draft {
-    /** The step's actions; given to Timers' mutators and, at the end, to the Transition. */
-    final ActionList actions = new ActionList();
+public sealed class Emitter extends ActionList permits ConnectionContext.Draft {
+    Emitter() {
+    }
 
     /** The actions, for the step's Transition (which freezes them: nothing may be added after). */
     final ActionList list() {
-        return actions;
-    }
-
-    final Action get(int index) {
-        return actions.get(index);
-    }
-
-    final int size() {
-        return actions.size();
-    }
-
-    final void add(Action action) {
-        actions.add(action);
-    }
-
-    /** Inserts at {@code index} (Requests.settle places SettleRequest before the first native call). */
-    final void add(int index, Action action) {
-        actions.add(index, action);
+        return this;
     }
 
     final void complete(long request, Outcome outcome) {
@@ -62,12 +50,10 @@ sealed class Emitter permits ConnectionContext.Draft {
         add(new Action.LogUnexpected(phase.name(), Inputs.label(input), why));
     }
 
-    /** Acks an event input first thing, before any action that could destroy its object. */
-    final void ackIfEvent(Input input) {
-        ackIfEvent(input, input.variant());
-    }
-
-    /** As {@link #ackIfEvent(Input)}, with the variant the step already asked the input for (one interface call less). */
+    /**
+     * Acks an event input first thing, before any action that could destroy its object;
+     * {@code variant} is the input's, which every machine's step asks for once and hands on.
+     */
     final void ackIfEvent(Input input, Input.Variant variant) {
         // Two compares, not an exhaustive switch on the enum (under C1: its switch-map array read
         // and a compare chain over sixteen constants, per step).

@@ -39,21 +39,22 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
 
     @Override
     public Transition<ListenerState> step(ListenerState s, Input in) {
+        Input.Variant v = in.variant();   // once, handed down (why: ActiveConnectionMachine#dispatch)
         Emitter out = new Emitter();
-        out.ackIfEvent(in);
+        out.ackIfEvent(in, v);
         if (in instanceof Input.TimerExpired t && !s.timers().isCurrent(t)) {
             return new Transition<>(s, out.list());
         }
         ListenerState next = switch (s.phase()) {
-            case LISTENING, RELISTEN_BACKOFF -> live(s, in, out);
+            case LISTENING, RELISTEN_BACKOFF -> live(s, in, v, out);
             case CLOSED -> closed(s, in, out);
         };
         return new Transition<>(next, out.list());
     }
 
-    private ListenerState live(ListenerState s, Input in, Emitter out) {
+    private ListenerState live(ListenerState s, Input in, Input.Variant v, Emitter out) {
         ListenerPhase phase = s.phase();
-        return switch (in.variant()) {
+        return switch (v) {
             case CM_EVENT -> {
                 CmEvent e = (CmEvent) in;
                 yield switch (e.type()) {
@@ -92,7 +93,7 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
                     case PORT_ACTIVE -> {
                         // The port is back: do not wait out the backoff.
                         if (phase == ListenerPhase.RELISTEN_BACKOFF) {
-                            Timers t = s.timers().cancel(TimerKind.RELISTEN_BACKOFF, out.actions);
+                            Timers t = s.timers().cancel(TimerKind.RELISTEN_BACKOFF, out);
                             out.add(Singletons.RELISTEN);
                             yield s.with(ListenerPhase.LISTENING, true, s.attempts(), t);
                         }
@@ -124,7 +125,7 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
                         }
                         int attempt = s.attempts() + 1;
                         Timers t = s.timers().arm(TimerKind.RELISTEN_BACKOFF, policy.relisten().backoffNanos(attempt),
-                                out.actions);
+                                out);
                         yield s.with(ListenerPhase.RELISTEN_BACKOFF, false, attempt, t);
                     }
                     case Action.CreateId a -> unexpected(s, out, in, "a listener re-creates its id with Relisten");
@@ -167,7 +168,7 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
         if (s.hasId()) {
             out.add(Singletons.DESTROY_ID);
         }
-        Timers t = s.timers().arm(TimerKind.RELISTEN_BACKOFF, policy.relisten().backoffNanos(1), out.actions);
+        Timers t = s.timers().arm(TimerKind.RELISTEN_BACKOFF, policy.relisten().backoffNanos(1), out);
         return s.with(ListenerPhase.RELISTEN_BACKOFF, false, 1, t);
     }
 
@@ -175,7 +176,7 @@ public final class ListenerMachine implements CmIdMachine<ListenerPhase, Listene
         if (s.hasId()) {
             out.add(Singletons.DESTROY_ID);
         }
-        Timers t = s.timers().cancelAll(out.actions);
+        Timers t = s.timers().cancelAll(out);
         if (request != 0) {
             out.complete(request, Singletons.DONE);
         }

@@ -1,7 +1,5 @@
 package org.rdmacm4j.cm.statemachine.machine;
 
-import java.util.Arrays;
-import java.util.Optional;
 import org.rdmacm4j.cm.statemachine.ConnectionPolicy;
 import org.rdmacm4j.cm.statemachine.Failure;
 import org.rdmacm4j.cm.statemachine.Input;
@@ -14,21 +12,24 @@ import org.rdmacm4j.cm.statemachine.machine.Teardown.Stage;
 
 /**
  * An established RC connection, active or passive: the inputs that end it and those that only
- * inform the handler. Returns the teardown stage entered, or empty to stay established.
+ * inform the handler. Returns the teardown stage entered, or {@link #STAY} (null) to stay established.
+ *
+ * <p>A Stage or null, not an {@code Optional<Stage>}: the caller tests it against null and uses it,
+ * where it called {@code isPresent} and {@code get}, per step of an established id, under C1.
  */
 final class Live {
     private Live() {
     }
 
     /** {@code v} is {@code in}'s variant, which the machine asked for once this step. */
-    static Optional<Stage> onInput(Phase phase, Input in, Input.Variant v, Draft d, Emitter out, ConnectionPolicy p) {
+    static Stage onInput(Phase phase, Input in, Input.Variant v, Draft d, Emitter out, ConnectionPolicy p) {
         return switch (v) {
             case CM_EVENT -> {
                 Input.CmEvent e = (Input.CmEvent) in;
                 yield switch (e.type()) {
                     case DISCONNECTED -> {
                         out.notice(new Notice.Disconnected(e.status()));
-                        yield to(Teardown.peerGone(d, out, p));
+                        yield Teardown.peerGone(d, out, p);
                     }
                     case UNREACHABLE -> {
                         // Linux >= 6.0 netevent path (libfabric #12362): the path is gone; tear down.
@@ -38,12 +39,12 @@ final class Live {
                     case ADDR_CHANGE -> {
                         out.notice(Singletons.ADDRESS_CHANGED_NOTICE);
                         yield p.disconnectOnAddrChange()
-                                ? to(Teardown.begin(d, out, p, Mode.GRACEFUL, Singletons.CLOSED))
-                                : Optional.empty();
+                                ? Teardown.begin(d, out, p, Mode.GRACEFUL, Singletons.CLOSED)
+                                : STAY;
                     }
                     case DEVICE_REMOVAL -> {
                         out.notice(Singletons.DEVICE_REMOVED_NOTICE);
-                        yield to(Teardown.begin(d, out, p, Mode.DEVICE_GONE, Singletons.DEVICE_REMOVED));
+                        yield Teardown.begin(d, out, p, Mode.DEVICE_GONE, Singletons.DEVICE_REMOVED);
                     }
                     case TIMEWAIT_EXIT -> stay(out, phase, in, "TIMEWAIT_EXIT before DISCONNECTED");
                     case ESTABLISHED -> stay(out, phase, in, "duplicate ESTABLISHED");
@@ -64,37 +65,37 @@ final class Live {
                             fatal(d, out, p, new Failure.QueuePairError(e.type()), Mode.ABORT);
                     case DEVICE_FATAL -> {
                         out.notice(Singletons.DEVICE_REMOVED_NOTICE);
-                        yield to(Teardown.begin(d, out, p, Mode.DEVICE_GONE, Singletons.DEVICE_REMOVED));
+                        yield Teardown.begin(d, out, p, Mode.DEVICE_GONE, Singletons.DEVICE_REMOVED);
                     }
                     case PATH_MIG, PATH_MIG_ERR, PORT_ERR, SRQ_LIMIT_REACHED -> {
                         out.notice(new Notice.Async(e.type()));
-                        yield Optional.empty();
+                        yield STAY;
                     }
                     case COMM_EST, SQ_DRAINED, PORT_ACTIVE, LID_CHANGE, PKEY_CHANGE, SM_CHANGE, QP_LAST_WQE_REACHED,
-                         CLIENT_REREGISTER, GID_CHANGE -> Optional.empty();
+                         CLIENT_REREGISTER, GID_CHANGE -> STAY;
                 };
             }
             case TIMER_EXPIRED -> stay(out, phase, in, "no timer runs while established");
             case QUIESCED -> stay(out, phase, in, "nothing is being quiesced");
             case REQUEST_SETTLED -> stay(out, phase, in, "only a listener offers requests");
-            case CALLS_SUCCEEDED -> Optional.empty();
+            case CALLS_SUCCEEDED -> STAY;
             case CALL_FAILED -> stay(out, phase, in, "no native call is outstanding");
             case CLOSE -> {
                 Input.Command.Close c = (Input.Command.Close) in;
                 d.addCloseWaiter(c.request());
-                yield to(Teardown.begin(d, out, p, Mode.GRACEFUL, Singletons.CLOSED));
+                yield Teardown.begin(d, out, p, Mode.GRACEFUL, Singletons.CLOSED);
             }
             case ABORT -> {
                 Input.Command.Abort c = (Input.Command.Abort) in;
                 d.addCloseWaiter(c.request());
-                yield to(Teardown.begin(d, out, p, Mode.ABORT, Singletons.CLOSED));
+                yield Teardown.begin(d, out, p, Mode.ABORT, Singletons.CLOSED);
             }
             case DISCONNECT -> {
                 Input.Command.Disconnect c = (Input.Command.Disconnect) in;
                 d.addDisconnectWaiter(c.request());
-                yield to(Teardown.begin(d, out, p, Mode.GRACEFUL, Singletons.CLOSED));
+                yield Teardown.begin(d, out, p, Mode.GRACEFUL, Singletons.CLOSED);
             }
-            case CANCEL -> Optional.empty();
+            case CANCEL -> STAY;
             case CONNECT -> illegal(out, ((Input.Command.Connect) in).request(), "already connected");
             case ACCEPT -> illegal(out, ((Input.Command.Accept) in).request(), "already connected");
             case REJECT -> illegal(out, ((Input.Command.Reject) in).request(), "already connected");
@@ -103,27 +104,21 @@ final class Live {
         };
     }
 
-    /** One Optional per stage, made once: an ESTABLISHED step that ends the connection allocates none. */
-    private static final Optional<?>[] TO = Arrays.stream(Stage.values()).map(Optional::of).toArray(Optional<?>[]::new);
+    /** What {@link #onInput} answers to stay established: no teardown stage. */
+    static final Stage STAY = null;
 
-    /** The teardown stage entered, as the (shared) Optional this class answers with. */
-    @SuppressWarnings("unchecked")
-    private static Optional<Stage> to(Stage stage) {
-        return (Optional<Stage>) TO[stage.ordinal()];   // an array, not a List: no interface call
-    }
-
-    private static Optional<Stage> fatal(Draft d, Emitter out, ConnectionPolicy p, Failure failure, Mode mode) {
+    private static Stage fatal(Draft d, Emitter out, ConnectionPolicy p, Failure failure, Mode mode) {
         out.notice(new Notice.Error(failure));
-        return to(Teardown.begin(d, out, p, mode, failure));
+        return Teardown.begin(d, out, p, mode, failure);
     }
 
-    static Optional<Stage> stay(Emitter out, Phase phase, Input in, String why) {
+    static Stage stay(Emitter out, Phase phase, Input in, String why) {
         out.unexpected(phase, in, why);
-        return Optional.empty();
+        return STAY;
     }
 
-    static Optional<Stage> illegal(Emitter out, long request, String why) {
+    static Stage illegal(Emitter out, long request, String why) {
         out.fail(request, new Failure.IllegalState(why));
-        return Optional.empty();
+        return STAY;
     }
 }

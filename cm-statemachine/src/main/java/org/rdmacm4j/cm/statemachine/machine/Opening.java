@@ -32,14 +32,14 @@ final class Opening {
     }
 
     static void start(Draft d, Emitter out, ConnectionPolicy p) {
-        d.timers = d.timers.arm(TimerKind.CONNECT_DEADLINE, p.deadlines().connect().toNanos(), out.actions);
+        d.timers = d.timers.arm(TimerKind.CONNECT_DEADLINE, p.deadlines().connectNanos(), out);
         d.attempts = 0;
-        out.add(new Action.ResolveAddr((int) p.deadlines().resolveAddr().toMillis()));
+        out.add(new Action.ResolveAddr(p.deadlines().resolveAddrMillis()));
     }
 
     /** The open succeeded: the one connect deadline stops and the open future completes. */
     static void opened(Draft d, Emitter out, Outcome outcome) {
-        d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out.actions);
+        d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out);
         d.established(true);
         out.complete(d.pendingOpen, outcome);
         d.pendingOpen = 0;
@@ -48,7 +48,7 @@ final class Opening {
     /** ADDR_RESOLVED: create the QP (once) and resolve the route, as nvme_rdma_addr_resolved does. */
     static void resolveRoute(Draft d, Emitter out, ConnectionPolicy p) {
         createQp(d, out);
-        out.add(new Action.ResolveRoute((int) p.deadlines().resolveRoute().toMillis()));
+        out.add(new Action.ResolveRoute(p.deadlines().resolveRouteMillis()));
     }
 
     static void createQp(Draft d, Emitter out) {
@@ -69,7 +69,7 @@ final class Opening {
         }
         d.attempts++;
         d.retryFrom(from);
-        d.timers = d.timers.arm(TimerKind.RETRY_BACKOFF, p.retry().backoffNanos(d.attempts), out.actions);
+        d.timers = d.timers.arm(TimerKind.RETRY_BACKOFF, p.retry().backoffNanos(d.attempts), out);
         return true;
     }
 
@@ -77,17 +77,17 @@ final class Opening {
     static Step resume(Draft d, Emitter out, ConnectionPolicy p) {
         return switch (d.retryFrom()) {
             case RESOLVE_ADDR -> {
-                out.add(new Action.ResolveAddr((int) p.deadlines().resolveAddr().toMillis()));
+                out.add(new Action.ResolveAddr(p.deadlines().resolveAddrMillis()));
                 yield Step.RESOLVING_ADDR;
             }
             case RESOLVE_ROUTE -> {
-                out.add(new Action.ResolveRoute((int) p.deadlines().resolveRoute().toMillis()));
+                out.add(new Action.ResolveRoute(p.deadlines().resolveRouteMillis()));
                 yield Step.RESOLVING_ROUTE;
             }
             case NEW_ID -> {
                 d.hasId(true);
                 out.add(Singletons.CREATE_ID);
-                out.add(new Action.ResolveAddr((int) p.deadlines().resolveAddr().toMillis()));
+                out.add(new Action.ResolveAddr(p.deadlines().resolveAddrMillis()));
                 yield Step.RESOLVING_ADDR;
             }
         };
@@ -109,7 +109,7 @@ final class Opening {
         d.retryFrom(RetryFrom.NEW_ID);
         if (d.hasQp()) {
             out.add(Singletons.DRAIN_QP);
-            d.timers = d.timers.arm(TimerKind.DRAIN_DEADLINE, p.deadlines().drain().toNanos(), out.actions);
+            d.timers = d.timers.arm(TimerKind.DRAIN_DEADLINE, p.deadlines().drainNanos(), out);
             return Rejection.DRAIN;
         }
         retryReleased(d, out, p, true);
@@ -118,10 +118,10 @@ final class Opening {
 
     /** The retry's QP is flushed (or its deadline passed): stop the poller. Returns false if there is no CQ. */
     static boolean retryDrained(Draft d, Emitter out, ConnectionPolicy p) {
-        d.timers = d.timers.cancel(TimerKind.DRAIN_DEADLINE, out.actions);
+        d.timers = d.timers.cancel(TimerKind.DRAIN_DEADLINE, out);
         if (d.hasCq()) {
             out.add(Singletons.QUIESCE_CQ);
-            d.timers = d.timers.arm(TimerKind.QUIESCE_DEADLINE, p.deadlines().quiesce().toNanos(), out.actions);
+            d.timers = d.timers.arm(TimerKind.QUIESCE_DEADLINE, p.deadlines().quiesceNanos(), out);
             return true;
         }
         retryReleased(d, out, p, true);
@@ -133,7 +133,7 @@ final class Opening {
      * and channel, destroy the rejected id, and wait out the backoff.
      */
     static void retryReleased(Draft d, Emitter out, ConnectionPolicy p, boolean quiet) {
-        d.timers = d.timers.cancel(TimerKind.QUIESCE_DEADLINE, out.actions);
+        d.timers = d.timers.cancel(TimerKind.QUIESCE_DEADLINE, out);
         Teardown.destroyQueues(d, out, quiet);
         if (d.hasId()) {
             out.add(Singletons.DESTROY_ID);
@@ -143,7 +143,7 @@ final class Opening {
         d.connectionLost(false);
         d.disconnectSent(false);
         d.disconnectAnswered(false);
-        d.timers = d.timers.arm(TimerKind.RETRY_BACKOFF, p.retry().backoffNanos(d.attempts), out.actions);
+        d.timers = d.timers.arm(TimerKind.RETRY_BACKOFF, p.retry().backoffNanos(d.attempts), out);
     }
 
     static Failure rejected(RejectReason reason) {

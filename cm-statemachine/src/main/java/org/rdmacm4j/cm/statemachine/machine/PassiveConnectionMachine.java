@@ -1,7 +1,6 @@
 package org.rdmacm4j.cm.statemachine.machine;
 
 import java.util.Objects;
-import java.util.Optional;
 import org.rdmacm4j.cm.statemachine.Action;
 import org.rdmacm4j.cm.statemachine.ActionList;
 import org.rdmacm4j.cm.statemachine.CmIdMachine;
@@ -93,9 +92,8 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
             case REQUEST_RECEIVED -> requestReceived(in, v, d, out);
             case ACCEPTING -> accepting(in, v, d, out);
             case ESTABLISHED -> {
-                // Not Optional.map(PassivePhase::of): under C1 that is an interface call (Function.apply) per step.
-                Optional<Teardown.Stage> stage = Live.onInput(phase, in, v, d, out, policy);
-                yield stage.isPresent() ? PassivePhase.of(stage.get()) : phase;
+                Teardown.Stage stage = Live.onInput(phase, in, v, d, out, policy);
+                yield stage == Live.STAY ? phase : PassivePhase.of(stage);
             }
             case DISCONNECTING -> PassivePhase.of(Teardown.onInput(Teardown.Stage.DISCONNECTING, phase, in, v, d, out, policy, false));
             case TIMEWAIT -> PassivePhase.of(Teardown.onInput(Teardown.Stage.TIMEWAIT, phase, in, v, d, out, policy, false));
@@ -118,10 +116,10 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                 if (c.payload().kind() != MessageKind.ACCEPT) {
                     yield illegal(out, c.request(), "accept needs ACCEPT private data, not " + c.payload().kind(), phase);
                 }
-                d.timers = d.timers.cancel(TimerKind.DECISION_DEADLINE, out.actions);
+                d.timers = d.timers.cancel(TimerKind.DECISION_DEADLINE, out);
                 d.pendingOpen = c.request();
                 d.openPayload(c.payload());
-                d.timers = d.timers.arm(TimerKind.ACCEPT_DEADLINE, policy.deadlines().accept().toNanos(), out.actions);
+                d.timers = d.timers.arm(TimerKind.ACCEPT_DEADLINE, policy.deadlines().acceptNanos(), out);
                 Opening.createQp(d, out);
                 out.add(new Action.Accept(c.payload().wire(), d.acceptTuning()));
                 d.connectSent(true);
@@ -210,7 +208,7 @@ public final class PassiveConnectionMachine implements CmIdMachine<PassivePhase,
                 CmEvent e = (CmEvent) in;
                 yield switch (e.type()) {
                     case ESTABLISHED -> {
-                        d.timers = d.timers.cancel(TimerKind.ACCEPT_DEADLINE, out.actions);
+                        d.timers = d.timers.cancel(TimerKind.ACCEPT_DEADLINE, out);
                         d.established(true);
                         // The peer's data is the CONNECT_REQUEST's: ESTABLISHED (the RTU) carries none.
                         Outcome.Connected connected = new Outcome.Connected(d.peerData(), d.requestParams());

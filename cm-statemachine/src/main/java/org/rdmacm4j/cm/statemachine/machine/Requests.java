@@ -33,7 +33,7 @@ final class Requests {
         d.request(PrivateData.decode(request.params().privateData()), request.params(),
                 acceptTuning(p.tuning(), request.params(), deviceLimits));
         d.settleOwed(true);
-        d.timers = d.timers.arm(TimerKind.DECISION_DEADLINE, p.deadlines().decision().toNanos(), d.actions);
+        d.timers = d.timers.arm(TimerKind.DECISION_DEADLINE, p.deadlines().decisionNanos(), d);
         return d;
     }
 

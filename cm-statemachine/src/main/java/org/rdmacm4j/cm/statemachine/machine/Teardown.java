@@ -57,7 +57,7 @@ final class Teardown {
             }
         }
         for (int i = 0; i < OPEN_TIMERS.length; i++) {
-            d.timers = d.timers.cancel(OPEN_TIMERS[i], out.actions);
+            d.timers = d.timers.cancel(OPEN_TIMERS[i], out);
         }
         // Always detach, even when the device is gone: ibv_destroy_qp of a QP still attached to a
         // multicast group fails with EBUSY, and the QP, CQ and channel would all leak.
@@ -76,8 +76,8 @@ final class Teardown {
             case GRACEFUL -> {
                 if (d.connectSent() && !d.connectionLost()) {
                     disconnectOnce(d, out);
-                    d.timers = d.timers.arm(TimerKind.DISCONNECT_DEADLINE, p.deadlines().disconnect().toNanos(),
-                            out.actions);
+                    d.timers = d.timers.arm(TimerKind.DISCONNECT_DEADLINE, p.deadlines().disconnectNanos(),
+                            out);
                     yield Stage.DISCONNECTING;
                 }
                 yield drain(d, out, p);
@@ -101,10 +101,10 @@ final class Teardown {
     static Stage peerGone(Draft d, Emitter out, ConnectionPolicy p) {
         answerDisconnect(d, out);
         d.connectionLost(true);
-        d.timers = d.timers.cancel(TimerKind.DISCONNECT_DEADLINE, out.actions);
+        d.timers = d.timers.cancel(TimerKind.DISCONNECT_DEADLINE, out);
         completeDisconnectWaiters(d, out);
         if (p.waitsForTimewait()) {
-            d.timers = d.timers.arm(TimerKind.TIMEWAIT_DEADLINE, p.deadlines().timewait().toNanos(), out.actions);
+            d.timers = d.timers.arm(TimerKind.TIMEWAIT_DEADLINE, p.deadlines().timewaitNanos(), out);
             return Stage.TIMEWAIT;
         }
         return drain(d, out, p);
@@ -112,11 +112,11 @@ final class Teardown {
 
     static Stage drain(Draft d, Emitter out, ConnectionPolicy p) {
         completeDisconnectWaiters(d, out);
-        d.timers = d.timers.cancel(TimerKind.DISCONNECT_DEADLINE, out.actions);
-        d.timers = d.timers.cancel(TimerKind.TIMEWAIT_DEADLINE, out.actions);
+        d.timers = d.timers.cancel(TimerKind.DISCONNECT_DEADLINE, out);
+        d.timers = d.timers.cancel(TimerKind.TIMEWAIT_DEADLINE, out);
         if (d.hasQp()) {
             out.add(Singletons.DRAIN_QP);
-            d.timers = d.timers.arm(TimerKind.DRAIN_DEADLINE, p.deadlines().drain().toNanos(), out.actions);
+            d.timers = d.timers.arm(TimerKind.DRAIN_DEADLINE, p.deadlines().drainNanos(), out);
             return Stage.DRAINING;
         }
         return release(d, out, p);
@@ -138,12 +138,12 @@ final class Teardown {
      */
     static Stage release(Draft d, Emitter out, ConnectionPolicy p) {
         completeDisconnectWaiters(d, out);
-        d.timers = d.timers.cancel(TimerKind.DISCONNECT_DEADLINE, out.actions);
-        d.timers = d.timers.cancel(TimerKind.TIMEWAIT_DEADLINE, out.actions);
-        d.timers = d.timers.cancel(TimerKind.DRAIN_DEADLINE, out.actions);
+        d.timers = d.timers.cancel(TimerKind.DISCONNECT_DEADLINE, out);
+        d.timers = d.timers.cancel(TimerKind.TIMEWAIT_DEADLINE, out);
+        d.timers = d.timers.cancel(TimerKind.DRAIN_DEADLINE, out);
         if (d.hasCq()) {
             out.add(Singletons.QUIESCE_CQ);
-            d.timers = d.timers.arm(TimerKind.QUIESCE_DEADLINE, p.deadlines().quiesce().toNanos(), out.actions);
+            d.timers = d.timers.arm(TimerKind.QUIESCE_DEADLINE, p.deadlines().quiesceNanos(), out);
             return Stage.RELEASING;
         }
         destroyQueues(d, out, true);
@@ -156,7 +156,7 @@ final class Teardown {
      * may still touch the QP, so the QP, CQ and channel are leaked together and logged.
      */
     static Stage cqQuiesced(Draft d, Emitter out, boolean quiet, Phase phase, Input input) {
-        d.timers = d.timers.cancel(TimerKind.QUIESCE_DEADLINE, out.actions);
+        d.timers = d.timers.cancel(TimerKind.QUIESCE_DEADLINE, out);
         if (!quiet) {
             out.unexpected(phase, input, "CQ poller did not stop and ack its events in time; leaking the QP, CQ "
                     + "and completion channel rather than blocking in ibv_destroy_cq or freeing a QP it may touch");
@@ -191,9 +191,9 @@ final class Teardown {
             d.groups().clear();
         }
         d.connectOutstanding(false);
-        d.timers = d.timers.cancelAll(out.actions);
+        d.timers = d.timers.cancelAll(out);
         completeDisconnectWaiters(d, out);
-        completeCloseWaiters(d, out);
+        d.completeCloseWaiters(out);
         return Stage.CLOSED;
     }
 
@@ -209,7 +209,7 @@ final class Teardown {
         }
         d.pendingOutcome(null);
         for (int i = 0; i < OPEN_TIMERS.length; i++) {
-            d.timers = d.timers.cancel(OPEN_TIMERS[i], out.actions);
+            d.timers = d.timers.cancel(OPEN_TIMERS[i], out);
         }
         completeDisconnectWaiters(d, out);
         return stage;
@@ -220,22 +220,15 @@ final class Teardown {
             out.add(Singletons.DESTROY_ID);
             d.hasId(false);
         }
-        d.timers = d.timers.cancelAll(out.actions);
+        d.timers = d.timers.cancelAll(out);
         completeDisconnectWaiters(d, out);
-        completeCloseWaiters(d, out);
+        d.completeCloseWaiters(out);
         return Stage.CLOSED;
     }
 
     private static void completeDisconnectWaiters(Draft d, Emitter out) {
         List<Long> waiters = d.takeDisconnectWaiters();
         for (int i = 0; i < waiters.size(); i++) {   // indexed: no iterator in every teardown step
-            out.complete(waiters.get(i), Singletons.DONE);
-        }
-    }
-
-    private static void completeCloseWaiters(Draft d, Emitter out) {
-        List<Long> waiters = d.takeCloseWaiters();
-        for (int i = 0; i < waiters.size(); i++) {
             out.complete(waiters.get(i), Singletons.DONE);
         }
     }

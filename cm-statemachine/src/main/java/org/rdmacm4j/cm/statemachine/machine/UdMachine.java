@@ -68,12 +68,16 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
 
     @Override
     public Transition<UdState> step(UdState state, Input input) {
+        // Asked once and handed down, as the RC machines do: each in.variant() is an interface call
+        // with sixteen receiver classes under C1 (an itable stub); ackIfEvent, the phase's arm and
+        // Teardown.onInput each asked again.
+        Input.Variant variant = input.variant();
         Draft d = state.context().draft();
         Emitter out = d;   // the draft is the step's emitter too: one object, not two
-        out.ackIfEvent(input);
+        out.ackIfEvent(input, variant);
         UdPhase next = input instanceof Input.TimerExpired t && !d.timers.isCurrent(t)
                 ? state.phase()
-                : dispatch(state.phase(), input, d, out);
+                : dispatch(state.phase(), input, variant, d, out);
         if (next != UdPhase.REQUEST_RECEIVED) {
             Requests.settle(d, out);
         }
@@ -83,12 +87,16 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                 out.list());
     }
 
-    private UdPhase dispatch(UdPhase phase, Input in, Draft d, Emitter out) {
+    /** {@code v} is the input's variant, asked once per step (why: ActiveConnectionMachine#dispatch). */
+    private UdPhase dispatch(UdPhase phase, Input in, Input.Variant v, Draft d, Emitter out) {
         return switch (phase) {
-            case IDLE, RESOLVING_ADDR, RESOLVING_ROUTE, SIDR_QUERY, BACKOFF, REQUEST_RECEIVED -> opening(phase, in, d, out);
-            case READY -> ready(in, d, out);
-            case DRAINING -> UdPhase.of(Teardown.onInput(Teardown.Stage.DRAINING, phase, in, d, out, policy, true));
-            case RELEASING -> UdPhase.of(Teardown.onInput(Teardown.Stage.RELEASING, phase, in, d, out, policy, true));
+            case IDLE, RESOLVING_ADDR, RESOLVING_ROUTE, SIDR_QUERY, BACKOFF, REQUEST_RECEIVED ->
+                    opening(phase, in, v, d, out);
+            case READY -> ready(in, v, d, out);
+            case DRAINING ->
+                    UdPhase.of(Teardown.onInput(Teardown.Stage.DRAINING, phase, in, v, d, out, policy, true));
+            case RELEASING ->
+                    UdPhase.of(Teardown.onInput(Teardown.Stage.RELEASING, phase, in, v, d, out, policy, true));
             case CLOSED -> {
                 if (!Requests.failExpired(d, in, out)) {
                     Teardown.terminal(phase, in, out);
@@ -98,8 +106,8 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
         };
     }
 
-    private UdPhase opening(UdPhase phase, Input in, Draft d, Emitter out) {
-        return switch (in.variant()) {
+    private UdPhase opening(UdPhase phase, Input in, Input.Variant v, Draft d, Emitter out) {
+        return switch (v) {
             case CM_EVENT -> {
                 CmEvent e = (CmEvent) in;
                 yield switch (e.type()) {
@@ -215,7 +223,7 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
                     yield illegal(out, c.request(), "a SIDR accept needs SIDR_REPLY private data, not "
                             + c.payload().kind(), phase);
                 }
-                d.timers = d.timers.cancel(TimerKind.DECISION_DEADLINE, out.actions);
+                d.timers = d.timers.cancel(TimerKind.DECISION_DEADLINE, out);
                 d.established(true);
                 // There is no ESTABLISHED for the SIDR server: the reply is the whole exchange. The future
                 // completes on CallsSucceeded, once CreateQp and rdma_accept (the SIDR_REP) succeeded.
@@ -291,7 +299,7 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
      * CallsSucceeded once the trailing CreateQp succeeded (or at once if the QP already exists).
      */
     private UdPhase ready(Draft d, Emitter out, Outcome.UdReady outcome) {
-        d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out.actions);
+        d.timers = d.timers.cancel(TimerKind.CONNECT_DEADLINE, out);
         d.established(true);
         if (d.hasQp()) {
             out.complete(d.pendingOpen, outcome);
@@ -313,9 +321,9 @@ public final class UdMachine implements CmIdMachine<UdPhase, UdState> {
         return phase;
     }
 
-    private UdPhase ready(Input in, Draft d, Emitter out) {
+    private UdPhase ready(Input in, Input.Variant v, Draft d, Emitter out) {
         UdPhase phase = UdPhase.READY;
-        return switch (in.variant()) {
+        return switch (v) {
             case JOIN_MULTICAST -> {
                 Input.Command.JoinMulticast c = (Input.Command.JoinMulticast) in;
                 if (d.groups().containsKey(c.group())) {

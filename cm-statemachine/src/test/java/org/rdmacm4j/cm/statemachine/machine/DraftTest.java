@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.rdmacm4j.cm.statemachine.Action;
 import org.rdmacm4j.cm.statemachine.CmTuning;
 import org.rdmacm4j.cm.statemachine.EventParams;
 import org.rdmacm4j.cm.statemachine.Failure;
@@ -69,7 +70,8 @@ class DraftTest {
                 RetryFrom.NEW_ID, true, true, true, true, false, false, true, Timers.none(), Map.of(), c.peerData(),
                 c.requestParams(), c.acceptTuning(), true, c.expired(), c.pendingOutcome(), true, false));
         assertThat(b.peerData()).isSameAs(c.peerData());
-        assertThat(b.closeWaiters()).isSameAs(c.closeWaiters());
+        assertThat(b.closeWaiters()).isEqualTo(c.closeWaiters());
+        assertThat(b.disconnectWaiters()).isSameAs(c.disconnectWaiters());
     }
 
     @Test
@@ -77,7 +79,8 @@ class DraftTest {
         ConnectionContext c = ConnectionContext.fresh();
         ConnectionContext.Draft d = c.draft();
         d.pendingOutcome(null);
-        assertThat(d.takeCloseWaiters()).isEmpty();
+        d.completeCloseWaiters(d);
+        assertThat(d.list()).isEmpty();
         assertThat(d.takeDisconnectWaiters()).isEmpty();
         assertThat(d.hasGroups()).isFalse();
         assertThat(d.build()).isSameAs(c);
@@ -88,7 +91,8 @@ class DraftTest {
         ConnectionContext c = full();
         ConnectionContext.Draft d = c.draft();
         d.addDisconnectWaiter(4);
-        assertThat(d.takeCloseWaiters()).containsExactly(1L);
+        d.completeCloseWaiters(d);
+        assertThat(d.list()).containsExactly(new Action.CompleteFuture(1, Singletons.DONE));
         ConnectionContext b = d.build();
         assertThat(b.closeWaiters()).isEmpty();
         assertThat(b.disconnectWaiters()).containsExactly(2L, 3L, 4L);
@@ -158,7 +162,10 @@ class DraftTest {
         ConnectionContext c = new ConnectionContext(0, null, one, mutable, 0, RetryFrom.RESOLVE_ADDR, true, false,
                 false, false, false, false, false, Timers.none(), Map.of(), PrivateData.Received.nothing(),
                 new EventParams.None(), null, false, null, null, false, false);
-        assertThat(c.closeWaiters()).isSameAs(one);
+        assertThat(c.closeWaiters()).isEqualTo(one);
+        assertThat(new ConnectionContext(0, null, mutable, one, 0, RetryFrom.RESOLVE_ADDR, true, false, false, false,
+                false, false, false, Timers.none(), Map.of(), PrivateData.Received.nothing(), new EventParams.None(),
+                null, false, null, null, false, false).disconnectWaiters()).isSameAs(one);
         mutable.clear();
         assertThat(c.disconnectWaiters()).containsExactly(6L, 7L, 8L);
     }
@@ -190,9 +197,58 @@ class DraftTest {
         }
     }
 
+    /**
+     * The first close waiter is the context's closeRequest and a bit, not a boxed Long in a list of the
+     * RarelySet: adding it copies no RarelySet, nor does completing it; later ones follow it in order.
+     */
+    @Test
+    void theFirstCloseWaiterIsAScalarAndLaterOnesFollowInOrder() {
+        ConnectionContext c = ConnectionContext.fresh();
+        ConnectionContext.Draft d = c.draft();
+        d.addCloseWaiter(0);   // request 0 is a waiter like any other
+        ConnectionContext one = d.build();
+        assertThat(one.rarelySet()).isSameAs(c.rarelySet());
+        assertThat(one.closeWaiters()).containsExactly(0L);
+        assertThat(one.closeRequest()).isZero();
+        assertThat(one.flags() & ConnectionContext.CLOSE_WAITED).isNotZero();
+        ConnectionContext.Draft e = one.draft();
+        e.addCloseWaiter(8);
+        e.addCloseWaiter(9);
+        ConnectionContext three = e.build();
+        assertThat(three.closeWaiters()).containsExactly(0L, 8L, 9L);
+        assertThat(three.rarelySet().closeWaiters()).containsExactly(8L, 9L);
+        assertThat(three).isEqualTo(new ConnectionContext(0, null, List.of(0L, 8L, 9L), List.of(), 0,
+                RetryFrom.RESOLVE_ADDR, true, false, false, false, false, false, false, Timers.none(), Map.of(),
+                PrivateData.Received.nothing(), new EventParams.None(), null, false, null, null, false, false));
+        ConnectionContext.Draft f = three.draft();
+        f.completeCloseWaiters(f);
+        assertThat(f.list()).containsExactly(new Action.CompleteFuture(0, Singletons.DONE),
+                new Action.CompleteFuture(8, Singletons.DONE), new Action.CompleteFuture(9, Singletons.DONE));
+        ConnectionContext none = f.build();
+        assertThat(none.closeWaiters()).isEmpty();
+        assertThat(none).isEqualTo(c);
+        ConnectionContext.Draft g = one.draft();
+        g.completeCloseWaiters(g);
+        assertThat(g.build()).isEqualTo(c);
+        assertThat(g.build().rarelySet()).isSameAs(c.rarelySet());
+    }
+
+    /** A context has one form: later close waiters or a close request without the bit are refused. */
+    @Test
+    void closeWaitersWithoutTheFirstAreRefused() {
+        ConnectionContext.RarelySet later = new ConnectionContext(0, null, List.of(1L, 2L), List.of(), 0,
+                RetryFrom.RESOLVE_ADDR, true, false, false, false, false, false, false, Timers.none(), Map.of(),
+                PrivateData.Received.nothing(), new EventParams.None(), null, false, null, null, false, false)
+                .rarelySet();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ConnectionContext(0, 0, 0, Timers.none(), later))
+                .isInstanceOf(IllegalArgumentException.class);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ConnectionContext(0, 5, 0, Timers.none(),
+                ConnectionContext.fresh().rarelySet())).isInstanceOf(IllegalArgumentException.class);
+    }
+
     @Test
     void toStringNamesEveryFlagAsTheBooleanRecordDid() {
-        assertThat(ConnectionContext.fresh().toString()).startsWith("ConnectionContext[pendingOpen=0, hasId=true, "
+        assertThat(ConnectionContext.fresh().toString()).startsWith("ConnectionContext[pendingOpen=0, closeWaiters=[], hasId=true, "
                 + "hasQp=false, hasCq=false, connectSent=false, connectionLost=false, disconnectSent=false, "
                 + "established=false, settleOwed=false, connectOutstanding=false, disconnectAnswered=false, timers=");
     }
