@@ -440,7 +440,7 @@ public final class CmId implements AutoCloseable {
     }
 
     /** A filled rdma_conn_param in {@code arena}, by address (the arena holds it until closed). */
-    private static long connParam(SegmentAllocator arena, ConnParam param) {
+    static long connParam(SegmentAllocator arena, ConnParam param) {
         MemorySegment p = arena.allocate(Layouts.RDMA_CONN_PARAM.size(), Layouts.RDMA_CONN_PARAM.alignment());
         MemorySegment data = arena.allocate(Math.max(1, param.privateData().length));
         Decode.connParam(param, p, data);
