@@ -439,17 +439,21 @@ public final class CmId implements AutoCloseable {
         return ownership.toString();
     }
 
-    /** A filled rdma_conn_param in {@code arena}, by address (the arena holds it until closed). */
+    /**
+     * A filled rdma_conn_param in {@code arena}, by address (the arena holds it until closed), its private
+     * data right after it: one slice, and the record's bytes read in place, not copied out first (one
+     * connect or accept per connection end; the checks before it take the length the same way).
+     */
     static long connParam(SegmentAllocator arena, ConnParam param) {
-        MemorySegment p = arena.allocate(Layouts.RDMA_CONN_PARAM.size(), Layouts.RDMA_CONN_PARAM.alignment());
-        MemorySegment data = arena.allocate(Math.max(1, param.privateData().length));
-        Decode.connParam(param, p, data);
+        byte[] data = param.privateDataUncopied();
+        MemorySegment p = arena.allocate(Decode.connParamSize(data.length), Layouts.RDMA_CONN_PARAM.alignment());
+        Decode.connParam(param, data, p);
         return p.address();
     }
 
     private void checkParam(ConnParam param, int maxPrivateData, String function) {
         checkArgument(param != null, "param must not be null");
-        int len = param.privateData().length;
+        int len = param.privateDataLength();   // no copy of the bytes to count them
         // Hand-written, not checkArgument: the int arguments would be boxed on the happy path, and
         // this runs for every connection on the dispatcher (C1-only launchers do no escape analysis).
         if (len > maxPrivateData) {

@@ -171,9 +171,31 @@ public final class Decode {
     public static void connParam(ConnParam c, MemorySegment p, MemorySegment data) {
         byte[] pd = c.privateData();
         copyIn(pd, data, 0);
+        connParamFields(c, pd.length, data.address(), p);
+    }
+
+    /**
+     * {@link #connParam(ConnParam, MemorySegment, MemorySegment)} with the private data in the same
+     * block, right after the struct ({@link #connParamSize}): one scratch slice per connect or accept,
+     * not two. {@code privateData} is {@code c}'s own (the cm package passes its array without the copy
+     * {@code privateData()} makes: read here, within the call, never kept).
+     */
+    public static void connParam(ConnParam c, byte[] privateData, MemorySegment p) {
+        long at = CP.size();
+        copyIn(privateData, p, at);
+        connParamFields(c, privateData.length, p.address() + at, p);
+    }
+
+    /** The bytes {@link #connParam(ConnParam, byte[], MemorySegment)} writes for {@code privateDataLength}. */
+    public static long connParamSize(int privateDataLength) {
+        return CP.size() + privateDataLength;
+    }
+
+    /** The struct's fields, the private data already at {@code data} (not pointed to when there is none). */
+    private static void connParamFields(ConnParam c, int len, long data, MemorySegment p) {
         // A long, not an ADDRESS write: see QpInitAttributes.write (no pointer var handle on the path).
-        p.set(JAVA_LONG_UNALIGNED, CP_PRIVATE_DATA, pd.length == 0 ? 0L : data.address());
-        p.set(JAVA_LONG_UNALIGNED, CP_BYTES, Words.bytes(pd.length, c.responderResources(), c.initiatorDepth(),
+        p.set(JAVA_LONG_UNALIGNED, CP_PRIVATE_DATA, len == 0 ? 0L : data);
+        p.set(JAVA_LONG_UNALIGNED, CP_BYTES, Words.bytes(len, c.responderResources(), c.initiatorDepth(),
                 c.flowControl(), c.retryCount(), c.rnrRetryCount(), c.srq(), 0));
         p.set(JAVA_INT_UNALIGNED, CP_QP_NUM, c.qpNum());
     }
