@@ -4,11 +4,13 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.rdmacm4j.verbs.internal.CostMeter;
 import org.rdmacm4j.verbs.internal.Decode;
 import org.rdmacm4j.verbs.internal.Layouts;
+import org.rdmacm4j.verbs.internal.Ownership;
 import org.rdmacm4j.verbs.internal.Scratch;
 import org.rdmacm4j.verbs.internal.Sockaddrs;
 
@@ -17,7 +19,8 @@ import org.rdmacm4j.verbs.internal.Sockaddrs;
  * the bindings a connection runs on the CM dispatcher, without a device, CPU ns and bytes allocated per
  * call on this thread: an event's rdma_conn_param decoded (as CmEventChannel.copy does), a ConnParam
  * written for rdma_connect/rdma_accept (as CmId.connect does, scratch included), a ConnParam made (as
- * cm-core's port does), an IPv4 sockaddr read (CmId.localAddress) and written (CmId.bind). Run it under
+ * cm-core's port does), an Ownership made under a parent and closed (every
+ * native object; a connection makes several), an IPv4 sockaddr read (CmId.localAddress) and written (CmId.bind). Run it under
  * the launchers' JIT:
  * <pre>
  * ./mvnw -o -q -pl verbs surefire:test -Dtest=BindingCostHarness -Dsurefire.failIfNoSpecifiedTests=false \
@@ -26,6 +29,9 @@ import org.rdmacm4j.verbs.internal.Sockaddrs;
  */
 @EnabledIfSystemProperty(named = "rdmacm4j.binding.calls", matches = "\\d+")
 class BindingCostHarness {
+    private static final Supplier<String> WHAT = () -> "BindingCostHarness object";
+    private static final Runnable NOTHING = () -> { };
+    private final Ownership parent = new Ownership("BindingCostHarness parent");
     private final Arena arena = Arena.ofAuto();
     private final byte[] data = new byte[20];
     private final ConnParam param = new ConnParam(data, 1, 1, 0, 7, 7, 0, 0);
@@ -55,6 +61,11 @@ class BindingCostHarness {
                     }
                 }),
                 new CostMeter.Call("new ConnParam", () -> new ConnParam(data, 1, 1, 0, 7, 7, 0, 0).qpNum()),
+                new CostMeter.Call("Ownership made and closed", () -> {
+                    Ownership o = new Ownership(WHAT, parent);
+                    o.close(NOTHING);
+                    return o.hashCode();
+                }),
                 new CostMeter.Call("sockaddr read", () -> Sockaddrs.read(sockaddr, 0).getPort()),
                 new CostMeter.Call("sockaddr write", () -> {
                     try (Scratch s = Scratch.open()) {
