@@ -106,7 +106,9 @@ public final class Ownership {
 
     /**
      * {@code parents} (none for root objects) must be open. An object may depend on several:
-     * a QP on its PD, its CQs, its SRQ and its rdma_cm id; each then refuses to close first.
+     * a QP on its PD, its CQs, its SRQ and its rdma_cm id; each then refuses to close first. Nulls
+     * among them are skipped. An array without nulls is kept, not copied: pass a fresh one (varargs
+     * do), and never write it afterwards.
      */
     public Ownership(String what, Ownership... parents) {
         this(null, what, parents);
@@ -136,7 +138,9 @@ public final class Ownership {
                 n++;
             }
         }
-        Ownership[] mine = new Ownership[n];
+        // The caller's array when it holds no null (every caller passes a fresh one: varargs, or one
+        // built for the call, never written after), not a copy of it: one array less per object.
+        Ownership[] mine = n == parents.length ? parents : new Ownership[n];
         int i = 0;
         for (Ownership p : parents) {
             if (p != null) {
