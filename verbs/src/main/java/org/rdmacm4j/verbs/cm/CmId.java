@@ -168,7 +168,9 @@ public final class CmId implements AutoCloseable {
 
     /** {@code rdma_listen}: CONNECT_REQUEST events follow. {@code backlog} 0 means the kernel default. */
     public void listen(int backlog) {
-        checkArgument(backlog >= 0, "backlog %s is negative", backlog);
+        if (backlog < 0) {   // hand-written, not checkArgument: see checkRange
+            throw new IllegalArgumentException("backlog " + backlog + " is negative");
+        }
         CmLib.listen(openAddress(), backlog);
     }
 
@@ -467,8 +469,11 @@ public final class CmId implements AutoCloseable {
     static int timeoutMs(Duration timeout) {
         checkArgument(timeout != null, "timeout must not be null");
         long ms = timeout.toMillis();
-        checkArgument(ms >= 1 && ms <= Integer.MAX_VALUE,
-                "timeout %s must be 1 ms .. %s ms", timeout, Integer.MAX_VALUE);
+        // Hand-written, not checkArgument(boolean, String, Object, int): too big for C1 to inline (its
+        // failure path boxes), and this runs twice per connection (resolveAddress, resolveRoute).
+        if (ms < 1 || ms > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("timeout " + timeout + " must be 1 ms .. " + Integer.MAX_VALUE + " ms");
+        }
         return (int) ms;
     }
 

@@ -53,6 +53,8 @@ class ArgumentValidationTest {
         assertThatThrownBy(() -> CmId.timeoutMs(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> CmId.timeoutMs(Duration.ofDays(30))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> CmId.timeoutMs(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> CmId.timeoutMs(Duration.ofNanos(999_999)))
+                .hasMessage("timeout PT0.000999999S must be 1 ms .. 2147483647 ms");
     }
 
     @Test

@@ -4,9 +4,11 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.rdmacm4j.verbs.ibv.QpType;
 import org.rdmacm4j.verbs.internal.CostMeter;
 import org.rdmacm4j.verbs.internal.Decode;
 import org.rdmacm4j.verbs.internal.Layouts;
@@ -30,6 +32,7 @@ import org.rdmacm4j.verbs.internal.Sockaddrs;
 @EnabledIfSystemProperty(named = "rdmacm4j.binding.calls", matches = "\\d+")
 class BindingCostHarness {
     private static final Supplier<String> WHAT = () -> "BindingCostHarness object";
+    private static final Duration TIMEOUT = Duration.ofSeconds(2);
     private static final Runnable NOTHING = () -> { };
     private final Ownership parent = new Ownership("BindingCostHarness parent");
     private final Arena arena = Arena.ofAuto();
@@ -66,6 +69,7 @@ class BindingCostHarness {
                     o.close(NOTHING);
                     return o.hashCode();
                 }),
+                new CostMeter.Call("timeoutMs + QpType.of", () -> CmId.timeoutMs(TIMEOUT) + QpType.of(2).value()),
                 new CostMeter.Call("sockaddr read", () -> Sockaddrs.read(sockaddr, 0).getPort()),
                 new CostMeter.Call("sockaddr write", () -> {
                     try (Scratch s = Scratch.open()) {
