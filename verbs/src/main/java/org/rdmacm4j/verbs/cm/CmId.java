@@ -12,7 +12,6 @@ import java.lang.foreign.SegmentAllocator;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.Arrays;
 import org.rdmacm4j.verbs.internal.CStruct;
 import org.rdmacm4j.verbs.internal.CmLib;
 import org.rdmacm4j.verbs.internal.Decode;
@@ -402,15 +401,14 @@ public final class CmId implements AutoCloseable {
         }
         try (Scratch arena = Scratch.open()) {
             MemorySegment init = Secrets.allocate(arena, Layouts.IBV_QP_INIT_ATTR);
-            Ownership[] deps = ibv.writeQpInitAttr(attrs, init);
+            Ownership[] parents = ibv.writeQpInitAttr(attrs, init, 2);   // the PD and this id in the spare slots
             CmLib.createQp(address, pdSegment.address(), init.address());
             // A long and a slice of ALL_MEMORY (CStruct.at), not a pointerField() read (an indirect
             // VarHandle chain under C1; createQp's reads were 99 of the dispatcher's 6,176 Java samples
             // in a warm CmBench run, issue 21).
             MemorySegment qp = Layouts.IBV_QP.at(self.get(JAVA_LONG_UNALIGNED, QP));
-            Ownership[] parents = Arrays.copyOf(deps, deps.length + 2);
-            parents[deps.length] = ibv.ownership(pd);
-            parents[deps.length + 1] = ownership;
+            parents[parents.length - 2] = ibv.ownership(pd);
+            parents[parents.length - 1] = ownership;
             return ibv.adoptQp(qp, pd, attrs, new DestroyQp(address), parents);
         }
     }
