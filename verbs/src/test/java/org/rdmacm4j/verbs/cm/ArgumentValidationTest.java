@@ -53,6 +53,9 @@ class ArgumentValidationTest {
         assertThatThrownBy(() -> CmId.timeoutMs(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> CmId.timeoutMs(Duration.ofDays(30))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> CmId.timeoutMs(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(CmEventType.of(CmEventType.ESTABLISHED.value())).isSameAs(CmEventType.ESTABLISHED);
+        assertThatThrownBy(() -> CmEventType.of(99)).hasMessage("unknown rdma_cm_event_type 99");
+        assertThatThrownBy(() -> CmEventType.of(-1)).hasMessage("unknown rdma_cm_event_type -1");
         assertThatThrownBy(() -> CmId.timeoutMs(Duration.ofNanos(999_999)))
                 .hasMessage("timeout PT0.000999999S must be 1 ms .. 2147483647 ms");
     }
