@@ -1,7 +1,5 @@
 package org.rdmacm4j.verbs.cm;
 
-import static com.google.common.base.Preconditions.checkArgument;
-
 /** {@code enum rdma_cm_event_type}; each constant carries its C value (checked against the header). */
 public enum CmEventType {
     ADDR_RESOLVED(0),
@@ -37,8 +35,10 @@ public enum CmEventType {
 
     /** The constant for a C value; an unknown value (a newer librdmacm) is an IllegalArgumentException. */
     public static CmEventType of(int value) {
-        checkArgument(value >= 0 && value < BY_VALUE.length && BY_VALUE[value].value == value,
-                "unknown rdma_cm_event_type %s", value);
+        // Hand-written, not checkArgument with the int: see CValues (this runs for every CM event).
+        if (value < 0 || value >= BY_VALUE.length || BY_VALUE[value].value != value) {
+            throw new IllegalArgumentException("unknown rdma_cm_event_type " + value);
+        }
         return BY_VALUE[value];
     }
 }

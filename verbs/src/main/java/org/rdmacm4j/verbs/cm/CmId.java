@@ -12,7 +12,6 @@ import java.lang.foreign.SegmentAllocator;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.Arrays;
 import org.rdmacm4j.verbs.internal.CStruct;
 import org.rdmacm4j.verbs.internal.CmLib;
 import org.rdmacm4j.verbs.internal.Decode;
@@ -168,7 +167,9 @@ public final class CmId implements AutoCloseable {
 
     /** {@code rdma_listen}: CONNECT_REQUEST events follow. {@code backlog} 0 means the kernel default. */
     public void listen(int backlog) {
-        checkArgument(backlog >= 0, "backlog %s is negative", backlog);
+        if (backlog < 0) {   // hand-written, not checkArgument: see checkRange
+            throw new IllegalArgumentException("backlog " + backlog + " is negative");
+        }
         CmLib.listen(openAddress(), backlog);
     }
 
@@ -400,15 +401,14 @@ public final class CmId implements AutoCloseable {
         }
         try (Scratch arena = Scratch.open()) {
             MemorySegment init = Secrets.allocate(arena, Layouts.IBV_QP_INIT_ATTR);
-            Ownership[] deps = ibv.writeQpInitAttr(attrs, init);
+            Ownership[] parents = ibv.writeQpInitAttr(attrs, init, 2);   // the PD and this id in the spare slots
             CmLib.createQp(address, pdSegment.address(), init.address());
             // A long and a slice of ALL_MEMORY (CStruct.at), not a pointerField() read (an indirect
             // VarHandle chain under C1; createQp's reads were 99 of the dispatcher's 6,176 Java samples
             // in a warm CmBench run, issue 21).
             MemorySegment qp = Layouts.IBV_QP.at(self.get(JAVA_LONG_UNALIGNED, QP));
-            Ownership[] parents = Arrays.copyOf(deps, deps.length + 2);
-            parents[deps.length] = ibv.ownership(pd);
-            parents[deps.length + 1] = ownership;
+            parents[parents.length - 2] = ibv.ownership(pd);
+            parents[parents.length - 1] = ownership;
             return ibv.adoptQp(qp, pd, attrs, new DestroyQp(address), parents);
         }
     }
@@ -439,17 +439,21 @@ public final class CmId implements AutoCloseable {
         return ownership.toString();
     }
 
-    /** A filled rdma_conn_param in {@code arena}, by address (the arena holds it until closed). */
-    private static long connParam(SegmentAllocator arena, ConnParam param) {
-        MemorySegment p = arena.allocate(Layouts.RDMA_CONN_PARAM.size(), Layouts.RDMA_CONN_PARAM.alignment());
-        MemorySegment data = arena.allocate(Math.max(1, param.privateData().length));
-        Decode.connParam(param, p, data);
+    /**
+     * A filled rdma_conn_param in {@code arena}, by address (the arena holds it until closed), its private
+     * data right after it: one slice, and the record's bytes read in place, not copied out first (one
+     * connect or accept per connection end; the checks before it take the length the same way).
+     */
+    static long connParam(SegmentAllocator arena, ConnParam param) {
+        byte[] data = param.privateDataUncopied();
+        MemorySegment p = arena.allocate(Decode.connParamSize(data.length), Layouts.RDMA_CONN_PARAM.alignment());
+        Decode.connParam(param, data, p);
         return p.address();
     }
 
     private void checkParam(ConnParam param, int maxPrivateData, String function) {
         checkArgument(param != null, "param must not be null");
-        int len = param.privateData().length;
+        int len = param.privateDataLength();   // no copy of the bytes to count them
         // Hand-written, not checkArgument: the int arguments would be boxed on the happy path, and
         // this runs for every connection on the dispatcher (C1-only launchers do no escape analysis).
         if (len > maxPrivateData) {
@@ -463,8 +467,11 @@ public final class CmId implements AutoCloseable {
     static int timeoutMs(Duration timeout) {
         checkArgument(timeout != null, "timeout must not be null");
         long ms = timeout.toMillis();
-        checkArgument(ms >= 1 && ms <= Integer.MAX_VALUE,
-                "timeout %s must be 1 ms .. %s ms", timeout, Integer.MAX_VALUE);
+        // Hand-written, not checkArgument(boolean, String, Object, int): too big for C1 to inline (its
+        // failure path boxes), and this runs twice per connection (resolveAddress, resolveRoute).
+        if (ms < 1 || ms > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("timeout " + timeout + " must be 1 ms .. " + Integer.MAX_VALUE + " ms");
+        }
         return (int) ms;
     }
 

@@ -31,16 +31,30 @@ public record ConnParam(byte[] privateData, int responderResources, int initiato
     /** Maximum private data in rdma_reject (IB CM REJ). */
     public static final int MAX_REJECT_PRIVATE_DATA = 148;
 
+    /** The private data of the records that carry none: an empty array is immutable, so one is shared. */
+    private static final byte[] NO_DATA = new byte[0];
+
+    /**
+     * Made for every conn_param event the CM dispatcher decodes and for every connect and accept, so
+     * its checks are written for C1 (issue 21): the six counts are tested in one expression, and only
+     * a failure looks for the culprit ({@link #requireU8}); Guava's checkArgument with an int argument
+     * is too big for C1 to inline (its failure path boxes), so it was six calls per record. Empty
+     * private data is not copied (see {@link #NO_DATA}).
+     */
     public ConnParam {
         checkArgument(privateData != null, "privateData must not be null (use an empty array)");
-        privateData = privateData.clone();
-        checkArgument(privateData.length <= 255, "private data of %s bytes: at most 255", privateData.length);
-        checkU8("responderResources", responderResources);
-        checkU8("initiatorDepth", initiatorDepth);
-        checkU8("flowControl", flowControl);
-        checkU8("retryCount", retryCount);
-        checkU8("rnrRetryCount", rnrRetryCount);
-        checkU8("srq", srq);
+        privateData = copyOf(privateData);
+        if (privateData.length > 255) {
+            throw new IllegalArgumentException("private data of " + privateData.length + " bytes: at most 255");
+        }
+        if (((responderResources | initiatorDepth | flowControl | retryCount | rnrRetryCount | srq) & ~0xFF) != 0) {
+            requireU8("responderResources", responderResources);
+            requireU8("initiatorDepth", initiatorDepth);
+            requireU8("flowControl", flowControl);
+            requireU8("retryCount", retryCount);
+            requireU8("rnrRetryCount", rnrRetryCount);
+            requireU8("srq", srq);
+        }
     }
 
     /** Defaults like rping's: 1 read/atomic each way, 7 retries, infinite RNR retry, no data. */
@@ -56,11 +70,30 @@ public record ConnParam(byte[] privateData, int responderResources, int initiato
 
     @Override
     public byte[] privateData() {
-        return privateData.clone();
+        return copyOf(privateData);
     }
 
-    private static void checkU8(String name, int v) {
-        checkArgument(v >= 0 && v <= 255, "%s %s is not an unsigned byte", name, v);
+    /** How many bytes of private data, without the copy {@link #privateData()} makes. */
+    int privateDataLength() {
+        return privateData.length;
+    }
+
+    /**
+     * The record's own array, not a copy: for this package's writers (CmId, for rdma_connect and
+     * rdma_accept), which only read it, and only within the call. Never handed out.
+     */
+    byte[] privateDataUncopied() {
+        return privateData;
+    }
+
+    private static byte[] copyOf(byte[] b) {
+        return b.length == 0 ? NO_DATA : b.clone();
+    }
+
+    private static void requireU8(String name, int v) {
+        if (v < 0 || v > 255) {
+            throw new IllegalArgumentException(name + " " + v + " is not an unsigned byte");
+        }
     }
 
     @Override

@@ -1,6 +1,6 @@
 package org.rdmacm4j.verbs.ibv;
 
-import static com.google.common.base.Preconditions.checkArgument;
+import org.rdmacm4j.verbs.internal.CValues;
 
 /** {@code enum ibv_event_type}: an asynchronous event of a device, port, QP, CQ, SRQ or WQ. Each constant carries its C value, checked against the header by the layout test. */
 public enum AsyncEventType {
@@ -48,8 +48,7 @@ public enum AsyncEventType {
     /** The constant for a C value; an unknown value is an IllegalArgumentException. Allocation-free. */
     public static AsyncEventType of(int value) {
         AsyncEventType c = value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
-        checkArgument(c != null, "unknown IBV_EVENT_* value %s", value);
-        return c;
+        return CValues.known(c, "IBV_EVENT_*", value);
     }
 
     /** Which member of {@code ibv_async_event.element} is valid for this type (ibv_get_async_event.3). */

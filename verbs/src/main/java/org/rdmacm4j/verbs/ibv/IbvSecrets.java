@@ -23,8 +23,8 @@ final class IbvSecrets implements Secrets.Ibv {
     }
 
     @Override
-    public Ownership[] writeQpInitAttr(QpInitAttributes attrs, MemorySegment out) {
-        return attrs.write(out);
+    public Ownership[] writeQpInitAttr(QpInitAttributes attrs, MemorySegment out, int spare) {
+        return attrs.write(out, spare);
     }
 
     @Override

@@ -1,6 +1,6 @@
 package org.rdmacm4j.verbs.ibv;
 
-import static com.google.common.base.Preconditions.checkArgument;
+import org.rdmacm4j.verbs.internal.CValues;
 
 /** {@code enum ibv_mtu} (constant names are the byte counts: MTU_1024 is IBV_MTU_1024). Each constant carries its C value, checked against the header by the layout test. */
 public enum Mtu {
@@ -33,7 +33,6 @@ public enum Mtu {
     /** The constant for a C value; an unknown value is an IllegalArgumentException. Allocation-free. */
     public static Mtu of(int value) {
         Mtu c = value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
-        checkArgument(c != null, "unknown IBV_MTU_* value %s", value);
-        return c;
+        return CValues.known(c, "IBV_MTU_*", value);
     }
 }

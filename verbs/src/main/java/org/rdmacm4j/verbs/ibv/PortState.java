@@ -1,6 +1,6 @@
 package org.rdmacm4j.verbs.ibv;
 
-import static com.google.common.base.Preconditions.checkArgument;
+import org.rdmacm4j.verbs.internal.CValues;
 
 /** {@code enum ibv_port_state}. Each constant carries its C value, checked against the header by the layout test. */
 public enum PortState {
@@ -34,7 +34,6 @@ public enum PortState {
     /** The constant for a C value; an unknown value is an IllegalArgumentException. Allocation-free. */
     public static PortState of(int value) {
         PortState c = value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
-        checkArgument(c != null, "unknown IBV_PORT_* value %s", value);
-        return c;
+        return CValues.known(c, "IBV_PORT_*", value);
     }
 }

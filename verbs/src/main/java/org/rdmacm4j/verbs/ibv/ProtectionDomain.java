@@ -61,17 +61,11 @@ public final class ProtectionDomain implements AutoCloseable {
         MemorySegment self = segment();
         try (Scratch arena = Scratch.open()) {
             MemorySegment init = arena.allocate(Layouts.IBV_QP_INIT_ATTR.size(), Layouts.IBV_QP_INIT_ATTR.alignment());
-            Ownership[] deps = attrs.write(init);
+            Ownership[] parents = attrs.write(init, 1);   // the PD in the spare slot
             MemorySegment qp = IbvLib.createQp(self, init);
-            Ownership[] parents = with(deps, ownership);
+            parents[parents.length - 1] = ownership;
             return new QueuePair(qp, context, attrs, null, parents);
         }
-    }
-
-    static Ownership[] with(Ownership[] deps, Ownership extra) {
-        Ownership[] parents = java.util.Arrays.copyOf(deps, deps.length + 1);
-        parents[deps.length] = extra;
-        return parents;
     }
 
     /** {@code ibv_create_ah} for UD sends. */

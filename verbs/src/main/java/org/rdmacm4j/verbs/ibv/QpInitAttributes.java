@@ -72,14 +72,17 @@ public record QpInitAttributes(QpType type, CompletionQueue sendCq, CompletionQu
 
     /**
      * Writes the struct into {@code out}, which must be zeroed (a {@code Scratch} slice, as both
-     * callers pass: no second fill), and returns the ownerships the QP will depend on.
+     * callers pass: no second fill), and returns the ownerships the QP will depend on, followed by
+     * {@code spare} empty slots for the caller's own (its PD, its rdma_cm id): the QP's parents array,
+     * made once, not copied into a longer one (Arrays.copyOf of an Ownership[] is a reflective
+     * Array.newInstance).
      */
-    Ownership[] write(MemorySegment out) {
+    Ownership[] write(MemorySegment out, int spare) {
         encode(out, sendCq.segment().address(), recvCq.segment().address(),
                 srq == null ? 0L : srq.segment().address(), maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInlineData,
                 type.value(), signalAll);
         int n = 1 + (recvCq != sendCq ? 1 : 0) + (srq != null ? 1 : 0);
-        Ownership[] deps = new Ownership[n];
+        Ownership[] deps = new Ownership[n + spare];
         int i = 0;
         deps[i++] = sendCq.ownership();
         if (recvCq != sendCq) {

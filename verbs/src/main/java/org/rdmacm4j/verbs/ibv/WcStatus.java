@@ -1,6 +1,6 @@
 package org.rdmacm4j.verbs.ibv;
 
-import static com.google.common.base.Preconditions.checkArgument;
+import org.rdmacm4j.verbs.internal.CValues;
 
 /** {@code enum ibv_wc_status}: the outcome of a work request. Each constant carries its C value, checked against the header by the layout test. */
 public enum WcStatus {
@@ -52,8 +52,7 @@ public enum WcStatus {
     /** The constant for a C value; an unknown value is an IllegalArgumentException. Allocation-free. */
     public static WcStatus of(int value) {
         WcStatus c = value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
-        checkArgument(c != null, "unknown IBV_WC_* value %s", value);
-        return c;
+        return CValues.known(c, "IBV_WC_*", value);
     }
 
     /** {@code ibv_wc_status_str}. */

@@ -1,6 +1,6 @@
 package org.rdmacm4j.verbs.ibv;
 
-import static com.google.common.base.Preconditions.checkArgument;
+import org.rdmacm4j.verbs.internal.CValues;
 
 /** {@code enum ibv_wr_opcode}: what a send work request does. Each constant carries its C value, checked against the header by the layout test. */
 public enum WrOpcode {
@@ -41,7 +41,6 @@ public enum WrOpcode {
     /** The constant for a C value; an unknown value is an IllegalArgumentException. Allocation-free. */
     public static WrOpcode of(int value) {
         WrOpcode c = value >= 0 && value < BY_VALUE.length ? BY_VALUE[value] : null;
-        checkArgument(c != null, "unknown IBV_WR_* value %s", value);
-        return c;
+        return CValues.known(c, "IBV_WR_*", value);
     }
 }

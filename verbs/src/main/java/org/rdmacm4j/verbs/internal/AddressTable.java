@@ -110,6 +110,18 @@ public final class AddressTable<V> {
         return old;
     }
 
+    /** The values, in no particular order: a copy (diagnostics, not a data path). */
+    @SuppressWarnings("unchecked")
+    public java.util.List<V> values() {
+        java.util.List<V> out = new java.util.ArrayList<>(size);
+        for (Object v : values) {
+            if (v != null) {
+                out.add((V) v);
+            }
+        }
+        return out;
+    }
+
     /** How many keys are mapped. */
     public int size() {
         return size;

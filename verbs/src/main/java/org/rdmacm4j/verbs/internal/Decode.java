@@ -70,11 +70,53 @@ public final class Decode {
      */
     static byte[] bytesAt(long pointer, int len) {
         if (len == 0 || pointer == 0L) {
-            return new byte[0];
+            return NO_BYTES;
         }
         byte[] out = new byte[len];
-        MemorySegment.copy(ALL_MEMORY, JAVA_BYTE, pointer, out, 0, len);
+        copyOut(ALL_MEMORY, pointer, out);
         return out;
+    }
+
+    /** None: an empty array is immutable, so one is shared. */
+    private static final byte[] NO_BYTES = new byte[0];
+
+    /*
+     * Private data (at most 255 bytes, usually a few dozen) moves between a byte[] and memory by words,
+     * not with MemorySegment.copy: that copy ends in Unsafe.copyMemory0, a JNI call C1 does not
+     * intrinsify (~50 ns, see Words), after the JDK's checks of layouts, alignment, array type and
+     * length, while a word access is ~3 ns. A length of 8 or more ends with the word that ends at the
+     * last byte (overlapping the one before: the same bytes again), so no byte loop; below 8, bytes.
+     * Each access is a bounds-checked segment access, as the copy was: only the copy's JNI call goes.
+     */
+
+    /** {@code out.length} bytes of {@code s} from {@code offset} into {@code out}. */
+    static void copyOut(MemorySegment s, long offset, byte[] out) {
+        int len = out.length;
+        if (len < 8) {
+            for (int i = 0; i < len; i++) {
+                out[i] = s.get(JAVA_BYTE, offset + i);
+            }
+            return;
+        }
+        for (int i = 0; i < len - 8; i += 8) {
+            Words.unpack(s.get(JAVA_LONG_UNALIGNED, offset + i), out, i);
+        }
+        Words.unpack(s.get(JAVA_LONG_UNALIGNED, offset + len - 8), out, len - 8);
+    }
+
+    /** All of {@code in} into {@code s} from {@code offset}. */
+    static void copyIn(byte[] in, MemorySegment s, long offset) {
+        int len = in.length;
+        if (len < 8) {
+            for (int i = 0; i < len; i++) {
+                s.set(JAVA_BYTE, offset + i, in[i]);
+            }
+            return;
+        }
+        for (int i = 0; i < len - 8; i += 8) {
+            s.set(JAVA_LONG_UNALIGNED, offset + i, Words.bytesOf(in, i));
+        }
+        s.set(JAVA_LONG_UNALIGNED, offset + len - 8, Words.bytesOf(in, len - 8));
     }
 
     private static final CStruct UP = Layouts.RDMA_UD_PARAM;
@@ -128,10 +170,32 @@ public final class Decode {
      */
     public static void connParam(ConnParam c, MemorySegment p, MemorySegment data) {
         byte[] pd = c.privateData();
-        MemorySegment.copy(pd, 0, data, JAVA_BYTE, 0, pd.length);
+        copyIn(pd, data, 0);
+        connParamFields(c, pd.length, data.address(), p);
+    }
+
+    /**
+     * {@link #connParam(ConnParam, MemorySegment, MemorySegment)} with the private data in the same
+     * block, right after the struct ({@link #connParamSize}): one scratch slice per connect or accept,
+     * not two. {@code privateData} is {@code c}'s own (the cm package passes its array without the copy
+     * {@code privateData()} makes: read here, within the call, never kept).
+     */
+    public static void connParam(ConnParam c, byte[] privateData, MemorySegment p) {
+        long at = CP.size();
+        copyIn(privateData, p, at);
+        connParamFields(c, privateData.length, p.address() + at, p);
+    }
+
+    /** The bytes {@link #connParam(ConnParam, byte[], MemorySegment)} writes for {@code privateDataLength}. */
+    public static long connParamSize(int privateDataLength) {
+        return CP.size() + privateDataLength;
+    }
+
+    /** The struct's fields, the private data already at {@code data} (not pointed to when there is none). */
+    private static void connParamFields(ConnParam c, int len, long data, MemorySegment p) {
         // A long, not an ADDRESS write: see QpInitAttributes.write (no pointer var handle on the path).
-        p.set(JAVA_LONG_UNALIGNED, CP_PRIVATE_DATA, pd.length == 0 ? 0L : data.address());
-        p.set(JAVA_LONG_UNALIGNED, CP_BYTES, Words.bytes(pd.length, c.responderResources(), c.initiatorDepth(),
+        p.set(JAVA_LONG_UNALIGNED, CP_PRIVATE_DATA, len == 0 ? 0L : data);
+        p.set(JAVA_LONG_UNALIGNED, CP_BYTES, Words.bytes(len, c.responderResources(), c.initiatorDepth(),
                 c.flowControl(), c.retryCount(), c.rnrRetryCount(), c.srq(), 0));
         p.set(JAVA_INT_UNALIGNED, CP_QP_NUM, c.qpNum());
     }

@@ -23,8 +23,11 @@ public final class Secrets {
 
         Ownership ownership(ProtectionDomain pd);
 
-        /** Writes {@code attrs} as a struct ibv_qp_init_attr; returns the CQ/SRQ ownerships the QP will depend on. */
-        Ownership[] writeQpInitAttr(QpInitAttributes attrs, MemorySegment out);
+        /**
+         * Writes {@code attrs} as a struct ibv_qp_init_attr; returns the CQ/SRQ ownerships the QP will
+         * depend on, then {@code spare} empty slots for the caller's.
+         */
+        Ownership[] writeQpInitAttr(QpInitAttributes attrs, MemorySegment out, int spare);
 
         /** Wraps the QP rdma_create_qp made in {@code pd}; {@code destroy} is rdma_destroy_qp. */
         QueuePair adoptQp(MemorySegment qp, ProtectionDomain pd, QpInitAttributes attrs, Runnable destroy,

@@ -61,6 +61,18 @@ public final class Words {
                 | (b4 & 0xFFL) << 32 | (b5 & 0xFFL) << 40 | (b6 & 0xFFL) << 48 | (b7 & 0xFFL) << 56;
     }
 
+    /** Bytes {@code at .. at + 7} of {@code b} as the word that holds them in memory, {@code b[at]} first. */
+    public static long bytesOf(byte[] b, int at) {
+        return bytes(b[at], b[at + 1], b[at + 2], b[at + 3], b[at + 4], b[at + 5], b[at + 6], b[at + 7]);
+    }
+
+    /** The word's eight bytes into {@code b} from {@code at}, the byte at the word's address first. */
+    public static void unpack(long word, byte[] b, int at) {
+        for (int i = 0; i < 8; i++) {
+            b[at + i] = (byte) (word >>> (i << 3));
+        }
+    }
+
     /**
      * For class initialisers: throws unless {@code offsets[i] == word + i * step} for every field,
      * with {@code word} 8-byte aligned and the last field ending within the word ({@code step}: each

@@ -105,7 +105,7 @@ public final class Epoll implements AutoCloseable {
      * {@code EPOLLIN}; ERR and HUP are reported too), with {@code token} as its data. Any thread.
      */
     public void add(int fd, long token) {
-        checkArgument(fd >= 0, "fd %s", fd);
+        requireFd(fd);
         enter();
         try {
             MemorySegment ev = CTL_EVENT.get();
@@ -119,12 +119,22 @@ public final class Epoll implements AutoCloseable {
 
     /** {@code epoll_ctl(EPOLL_CTL_DEL)}: {@code fd} is no longer reported. Any thread. */
     public void remove(int fd) {
-        checkArgument(fd >= 0, "fd %s", fd);
+        requireFd(fd);
         enter();
         try {
             SysLib.epollCtl(epfd, SysLib.EPOLL_CTL_DEL, fd, 0L);
         } finally {
             guard.exit();
+        }
+    }
+
+    /**
+     * Hand-written, not checkArgument with the int: that overload is too big for C1 to inline (its
+     * failure path boxes), and the dispatcher adds and removes fds per connection and waits per turn.
+     */
+    private static void requireFd(int fd) {
+        if (fd < 0) {
+            throw new IllegalArgumentException("fd " + fd);
         }
     }
 
@@ -135,7 +145,9 @@ public final class Epoll implements AutoCloseable {
      * Owner thread only. Allocates nothing.
      */
     public int await(long timeoutMillis) {
-        checkArgument(timeoutMillis >= -1, "timeoutMillis %s (-1 is no bound)", timeoutMillis);
+        if (timeoutMillis < -1) {   // hand-written: see requireFd
+            throw new IllegalArgumentException("timeoutMillis " + timeoutMillis + " (-1 is no bound)");
+        }
         enter();
         try {
             count = 0;

@@ -29,11 +29,35 @@ class ArgumentValidationTest {
     }
 
     @Test
+    void connParamNamesEachCountOutsideAnUnsignedByteAndTakesBothEnds() {
+        String[] names = {"responderResources", "initiatorDepth", "flowControl", "retryCount", "rnrRetryCount", "srq"};
+        for (int i = 0; i < names.length; i++) {
+            for (int bad : new int[] {-1, 256, Integer.MIN_VALUE}) {
+                int[] v = new int[6];
+                v[i] = bad;
+                assertThatThrownBy(() -> new ConnParam(new byte[0], v[0], v[1], v[2], v[3], v[4], v[5], 0))
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage(names[i] + " " + bad + " is not an unsigned byte");
+            }
+        }
+        ConnParam max = new ConnParam(new byte[255], 255, 255, 255, 255, 255, 255, -1);
+        assertThat(max.privateDataLength()).isEqualTo(255);
+        assertThat(new ConnParam(new byte[0], 0, 0, 0, 0, 0, 0, 0).privateData()).isEmpty();
+        assertThatThrownBy(() -> new ConnParam(new byte[256], 0, 0, 0, 0, 0, 0, 0))
+                .hasMessage("private data of 256 bytes: at most 255");
+    }
+
+    @Test
     void timeoutsMustFitAnIntOfMilliseconds() {
         assertThat(CmId.timeoutMs(Duration.ofSeconds(2))).isEqualTo(2000);
         assertThatThrownBy(() -> CmId.timeoutMs(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> CmId.timeoutMs(Duration.ofDays(30))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> CmId.timeoutMs(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(CmEventType.of(CmEventType.ESTABLISHED.value())).isSameAs(CmEventType.ESTABLISHED);
+        assertThatThrownBy(() -> CmEventType.of(99)).hasMessage("unknown rdma_cm_event_type 99");
+        assertThatThrownBy(() -> CmEventType.of(-1)).hasMessage("unknown rdma_cm_event_type -1");
+        assertThatThrownBy(() -> CmId.timeoutMs(Duration.ofNanos(999_999)))
+                .hasMessage("timeout PT0.000999999S must be 1 ms .. 2147483647 ms");
     }
 
     @Test

@@ -59,6 +59,7 @@ class AddressTableTest {
             for (long k : keys) {
                 assertThat(t.get(k)).as("seed %d key %x", seed, k).isEqualTo(m.get(k));
             }
+            assertThat(t.values()).as("seed %d values", seed).containsExactlyInAnyOrderElementsOf(m.values());
         }
     }
 }

@@ -111,6 +111,14 @@ class StructWordsTest {
                 Decode.connParam(c, actual, data);
                 assertThat(actual.toArray(JAVA_BYTE)).isEqualTo(expected.toArray(JAVA_BYTE));
                 assertThat(Decode.connParam(actual, 0)).isEqualTo(c);
+                // the one-block form: the same fields, the data right after the struct and pointed to
+                MemorySegment block = arena.allocate(Decode.connParamSize(pd.length), 8);
+                Decode.connParam(c, pd, block);
+                assertThat(block.asSlice(8, cp.size() - 8).toArray(JAVA_BYTE))
+                        .isEqualTo(expected.asSlice(8, cp.size() - 8).toArray(JAVA_BYTE));
+                assertThat(block.get(JAVA_LONG_UNALIGNED, 0)).isEqualTo(pd.length == 0 ? 0L : block.address() + cp.size());
+                assertThat(block.asSlice(cp.size()).toArray(JAVA_BYTE)).isEqualTo(pd);
+                assertThat(Decode.connParam(block, 0)).isEqualTo(c);
             }
         }
     }
