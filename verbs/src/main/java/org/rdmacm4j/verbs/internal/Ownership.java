@@ -126,12 +126,18 @@ public final class Ownership {
     private Ownership(Supplier<String> describer, String what, Ownership[] parents) {
         this.describer = describer;
         this.what = what;
+        if (parents != null) {   // null (a single null argument): a root object
+            this.parents = adoptedBy(parents);
+        }
+        // Listed live only once every parent took it: a constructor that throws (a closed parent)
+        // leaves nothing behind, neither a live entry nor a child count on the parents before it.
         synchronized (LIVE) {
             LIVE.put(serial, this);
         }
-        if (parents == null) {   // a single null argument: a root object
-            return;
-        }
+    }
+
+    /** The non-null {@code parents}, each of which has adopted this object; none has if one is closed. */
+    private Ownership[] adoptedBy(Ownership[] parents) {
         int n = 0;
         for (Ownership p : parents) {
             if (p != null) {
@@ -142,13 +148,20 @@ public final class Ownership {
         // built for the call, never written after), not a copy of it: one array less per object.
         Ownership[] mine = n == parents.length ? parents : new Ownership[n];
         int i = 0;
-        for (Ownership p : parents) {
-            if (p != null) {
-                p.adopt(this);
-                mine[i++] = p;
+        try {
+            for (Ownership p : parents) {
+                if (p != null) {
+                    p.adopt(this);
+                    mine[i++] = p;
+                }
             }
+        } catch (RuntimeException e) {
+            for (int j = 0; j < i; j++) {
+                mine[j].forget();
+            }
+            throw e;
         }
-        this.parents = mine;
+        return mine;
     }
 
     private void adopt(Ownership child) {

@@ -38,6 +38,21 @@ class OwnershipTest {
     }
 
     @Test
+    void aChildRefusedByAClosedParentLeavesNothingBehind() {
+        Ownership pd = new Ownership("PD(refused-child test)");
+        Ownership cq = new Ownership("CQ(refused-child test)");
+        assertThat(cq.beginClose()).isTrue();
+        cq.closed();
+        // The PD adopts the QP before the closed CQ refuses it: the PD must forget it again.
+        assertThatThrownBy(() -> new Ownership("QP(refused-child test)", pd, cq))
+                .isInstanceOf(IllegalStateException.class).hasMessage("CQ(refused-child test) is closed");
+        assertThat(pd.childCount()).isZero();
+        assertThat(Ownership.live()).doesNotContain("QP(refused-child test)");
+        assertThat(pd.beginClose()).isTrue();
+        pd.closed();
+    }
+
+    @Test
     void aFailedDestroyReopens() {
         Ownership o = new Ownership("CQ");
         assertThat(o.beginClose()).isTrue();
