@@ -19,7 +19,9 @@
 # c1 = the launchers' -XX:TieredStopAtLevel=1, jdk = the JDK's default tiered JIT, c1hot = c1 with
 # -XX:CompileThresholdScaling=0.05 (C1 compiles a method after a twentieth of the usual calls and
 # loops: code run once per connection is compiled within the first connections instead of hundreds
-# later, docs/benchmarks.md "The JIT that had not settled"); all with the launchers' -XX:+UseSerialGC).
+# later, docs/benchmarks.md "The JIT that had not settled"), c1inl = c1 with C1's inlining limits raised
+# (BENCH_C1INL_FLAGS, default -XX:C1MaxInlineSize=70 -XX:C1InlineStackLimit=10); all with the
+# launchers' -XX:+UseSerialGC).
 set -uo pipefail
 repo=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 : "${OUT:?}" "${CM_LOOP:?}"
@@ -40,6 +42,10 @@ client=192.0.2.3
 jar="${BENCH_JAR:-${repo}/benchmarks/target/benchmarks.jar}"
 # The same JVM flags as the examples' launchers (examples/bin/*): C1 only, serial GC.
 c1=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC)
+# c1inl: C1 inlining deeper and bigger methods than its defaults (C1MaxInlineSize 35 bytecodes,
+# C1InlineStackLimit 5): the FFM downcall path and the per-step calls are chains of small methods
+# just over the defaults (docs/benchmarks.md, "C1's inlining limits", s38-prof1).
+c1inl_flags="${BENCH_C1INL_FLAGS:--XX:C1MaxInlineSize=70 -XX:C1InlineStackLimit=10}"
 java_cmd=(java "${c1[@]}" --enable-native-access=ALL-UNNAMED -cp "${jar}")
 # java_jit JIT: the CmBench java command under one of BENCH_JITS (c1: the launchers' flags; jdk: the
 # JDK's default tiered JIT, the launchers' GC kept so that only the JIT differs).
@@ -49,7 +55,8 @@ java_jit() {
     jdk) echo java -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED -cp "${jar}" ;;
     c1hot) echo java "${c1[@]}" -XX:CompileThresholdScaling=0.05 --enable-native-access=ALL-UNNAMED -cp "${jar}" ;;
     c1mn) echo java "${c1[@]}" -Xmn96m --enable-native-access=ALL-UNNAMED -cp "${jar}" ;;
-    *) note "BENCH_JITS: unknown JIT setting $1 (known: c1 jdk c1hot c1mn)"; return 1 ;;
+    c1inl) echo java "${c1[@]}" ${c1inl_flags} --enable-native-access=ALL-UNNAMED -cp "${jar}" ;;
+    *) note "BENCH_JITS: unknown JIT setting $1 (known: c1 jdk c1hot c1mn c1inl)"; return 1 ;;
   esac
 }
 # twin NAME: the examples' launcher command (examples/bin/NAME), on run-all.sh's copy of the
@@ -85,6 +92,7 @@ port=20000
   echo "jit_jdk -XX:+UseSerialGC (the JDK's default tiered compilation, C1 then C2)"
   echo "jit_c1hot -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:CompileThresholdScaling=0.05 (C1 compiles after a twentieth of the usual invocations and loops)"
   echo "jit_c1mn -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmn96m (the launchers' flags with a 96 MB young generation)"
+  echo "jit_c1inl -XX:TieredStopAtLevel=1 -XX:+UseSerialGC ${c1inl_flags} (C1 inlining bigger methods, deeper)"
   echo "warm K=${BENCH_WARM_K:-2000} FROM=${BENCH_WARM_FROM:-1001} STORM_N=${BENCH_WARM_STORM_N:-500}"
   echo "perf $(perf --version 2>/dev/null || echo none)"
   # twin() and java_cmd run java directly, not through examples/launch.sh: no AOT cache, every run
