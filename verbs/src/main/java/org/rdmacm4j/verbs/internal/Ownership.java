@@ -359,7 +359,7 @@ public final class Ownership {
         return state & CHILDREN;
     }
 
-    /** Consistent with identity equality: each object's own number (see {@link #HASHES}). */
+    /** Consistent with identity equality: a number from the serial sequence ({@code serial}), not the identity hash. */
     @Override
     public int hashCode() {
         return hash;
