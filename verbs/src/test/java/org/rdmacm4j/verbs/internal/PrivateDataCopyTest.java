@@ -7,7 +7,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /** Decode's word-wise private-data copies against MemorySegment.copy, for every length a u8 can give. */
 class PrivateDataCopyTest {
@@ -64,39 +63,5 @@ class PrivateDataCopyTest {
         }
         assertThat(Decode.bytesAt(0L, 5)).isEmpty();
         assertThat(Decode.bytesAt(64L, 0)).isEmpty();
-    }
-
-    /**
-     * A measurement, not a test (skipped unless {@code -Drdmacm4j.copy.calls=N}): 20 bytes of private data
-     * out of and into memory by words against the MemorySegment.copy the copies replaced, interleaved:
-     * <pre>
-     * ./mvnw -o -q -pl verbs test-compile surefire:test -Dtest=PrivateDataCopyTest -Drdmacm4j.copy.calls=500000 \
-     *     -DargLine=-XX:TieredStopAtLevel=1
-     * </pre>
-     */
-    @Test
-    @EnabledIfSystemProperty(named = "rdmacm4j.copy.calls", matches = "\\d+")
-    void costAgainstMemorySegmentCopy() {
-        MemorySegment s = Arena.ofAuto().allocate(64, 8);
-        byte[] b = new byte[20];
-        long at = s.address();
-        MemorySegment all = Decode.ALL_MEMORY;
-        CostMeter.compare("PrivateDataCopy", Integer.getInteger("rdmacm4j.copy.calls"), 11,
-                new CostMeter.Call("out: MemorySegment.copy", () -> {
-                    MemorySegment.copy(all, ValueLayout.JAVA_BYTE, at, b, 0, b.length);
-                    return b[3];
-                }),
-                new CostMeter.Call("out: Decode.copyOut", () -> {
-                    Decode.copyOut(all, at, b);
-                    return b[3];
-                }),
-                new CostMeter.Call("in: MemorySegment.copy", () -> {
-                    MemorySegment.copy(b, 0, s, ValueLayout.JAVA_BYTE, 0, b.length);
-                    return b[3];
-                }),
-                new CostMeter.Call("in: Decode.copyIn", () -> {
-                    Decode.copyIn(b, s, 0);
-                    return b[3];
-                }));
     }
 }
