@@ -19,7 +19,8 @@
 #      BENCH_STORM_N (200), BENCH_RPING_COUNT (2000), BENCH_UCMATOSE_COUNT (8000),
 #      BENCH_PINGPONG_WARMUP (1000) and BENCH_PINGPONG_COUNT (5000): untimed and timed round trips,
 #      BENCH_WARM_K (2000), BENCH_WARM_FROM (1001), BENCH_WARM_STORM_N (500), BENCH_JITS ("c1 jdk";
-#      also c1hot: c1 with -XX:CompileThresholdScaling=0.05, see guest-driver.sh), BENCH_FLOORS ("floor
+#      also c1hot: c1 with -XX:CompileThresholdScaling=0.05, and c1inl: c1 with BENCH_C1INL_FLAGS, passed on
+#      to the guest, default C1's inlining limits raised; see guest-driver.sh), BENCH_FLOORS ("floor
 #      vfloor": the warm group also runs FfmFloor, C's loop in Java over raw FFM with no framework, as
 #      floor-c1, and VerbsFloor, the same loop over the verbs module, as vfloor-c1; "" for neither),
 #      BENCH_JDK_REPS (1: the repetitions that also run the JITs other than c1; ~8 min each):
@@ -79,7 +80,7 @@ status=0
     BENCH_UCMATOSE_COUNT="${BENCH_UCMATOSE_COUNT:-8000}" BENCH_PINGPONG_WARMUP="${BENCH_PINGPONG_WARMUP:-1000}" \
     BENCH_PINGPONG_COUNT="${BENCH_PINGPONG_COUNT:-5000}" BENCH_ONLY="${BENCH_ONLY:-all}" \
     BENCH_JITS="${BENCH_JITS:-c1 jdk}" BENCH_FLOORS="${BENCH_FLOORS-floor vfloor}" BENCH_WARM_K="${BENCH_WARM_K:-2000}" BENCH_WARM_FROM="${BENCH_WARM_FROM:-1001}" \
-    BENCH_WARM_STORM_N="${BENCH_WARM_STORM_N:-500}" BENCH_JDK_REPS="${BENCH_JDK_REPS:-1}" REPO="${repo}" bash "${out}/guest-driver.sh") || status=$?
+    BENCH_WARM_STORM_N="${BENCH_WARM_STORM_N:-500}" BENCH_JDK_REPS="${BENCH_JDK_REPS:-1}" BENCH_C1INL_FLAGS="${BENCH_C1INL_FLAGS:-}" REPO="${repo}" bash "${out}/guest-driver.sh") || status=$?
 [[ -s "${out}/results.tsv" ]] || { echo "run-all: the guest run produced no results (exit ${status}); see ${out}" >&2; exit 2; }
 
 # A partial run (BENCH_ONLY) writes its report next to its results, not over docs/: a copy of

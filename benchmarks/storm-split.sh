@@ -4,13 +4,17 @@
 # same process, with the measurement window around ONE half of the storm (BENCH_WINDOW_STORM=setup
 # or teardown): per connection the process's CPU, each thread's CPU, run-queue wait and slices
 # (window.h / Window.java), and, counted by perf stat switched on and off by the window, syscalls by
-# kind and context switches. rdmacm4j's JIT compilations go to NAME.jit (-Xlog:jit+compilation).
+# kind and context switches. rdmacm4j's JIT compilations go to NAME.jit (-Xlog:jit+compilation), the
+# classes it loads (hidden ones included: what the JDK spins for lambdas, method handles and string
+# concatenation) to NAME.classes (-Xlog:class+load), both stamped with the JVM's uptime.
+# MODES (default "setup teardown"; "lone" puts the window on the lone connections K/2+1..K instead of
+# the storm), WITH_C (default 1; 0 runs rdmacm4j only).
 #   it/rig/guest.sh --out OUT -- env REPS=2 K=2000 N=500 bash benchmarks/storm-split.sh OUT JAR CEL_SOURCE_DIR
 # (OUT must lie inside the checkout: the guest writes only there.) Summary:
 #   python3 benchmarks/storm_split.py OUT
 set -u
 OUT=$1; JAR=$2; SRC=$3
-REPS=${REPS:-2}; K=${K:-2000}; N=${N:-500}
+REPS=${REPS:-2}; K=${K:-2000}; N=${N:-500}; MODES=${MODES:-setup teardown}; WITH_C=${WITH_C:-1}
 ulimit -n 1048576 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 gcc -O2 -Wall -o /tmp/cel "$SRC/cm_event_loop.c" -lrdmacm -libverbs || exit 1
 cp "$JAR" /tmp/storm-bench.jar   # a copy: a rebuild on the host during the run changes nothing measured
@@ -27,10 +31,11 @@ run() {   # run NAME MODE CMD...
   echo "$name rc $? $(date +%T)"
 }
 for rep in $(seq 1 "$REPS"); do
-  for mode in setup teardown; do
-    run "c-$mode-r$rep" "$mode" /tmp/cel
+  for mode in ${MODES}; do
+    [[ ${WITH_C} == 1 ]] && run "c-$mode-r$rep" "$mode" /tmp/cel
     run "j-$mode-r$rep" "$mode" java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
-      "-Xlog:jit+compilation=debug:file=$OUT/j-$mode-r$rep.jit:uptime" --enable-native-access=ALL-UNNAMED \
+      "-Xlog:jit+compilation=debug:file=$OUT/j-$mode-r$rep.jit:uptime" \
+      "-Xlog:class+load=info:file=$OUT/j-$mode-r$rep.classes:uptime" --enable-native-access=ALL-UNNAMED \
       -cp /tmp/storm-bench.jar org.rdmacm4j.benchmarks.CmBench
   done
 done

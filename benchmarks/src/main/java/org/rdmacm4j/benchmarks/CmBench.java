@@ -376,6 +376,9 @@ public final class CmBench {
                 if (w != null) {
                     w.close(k - windowFrom + 1);
                 }
+            } catch (Exception e) {
+                Waits.printFailure("lone connection " + done, e, l, cm);
+                throw e;
             } finally {
                 printLone(times, done, marks ? windowFrom - 1 : k);
             }

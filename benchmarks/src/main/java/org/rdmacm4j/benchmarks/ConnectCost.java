@@ -80,37 +80,43 @@ public final class ConnectCost {
             Map<String, long[]> before = null;
             long[] processBefore = null;
             int acceptFailuresSeen = 0;
-            for (int i = 0; i < warmup + k; i++) {
-                if (i == warmup) {
-                    before = threadTicks();
-                    processBefore = ticks(Path.of("/proc/self/stat"));
-                    marker("start");
-                    InsnMark.open();
+            int i = 0;
+            try {
+                for (; i < warmup + k; i++) {
+                    if (i == warmup) {
+                        before = threadTicks();
+                        processBefore = ticks(Path.of("/proc/self/stat"));
+                        marker("start");
+                        InsnMark.open();
+                    }
+                    long c0 = System.nanoTime();
+                    RdmaConnection c = await(cm.connect(at, options, ConnectionHandler.none()));
+                    long c1 = System.nanoTime();
+                    if (i == 0) {
+                        System.out.printf("first_ms %.1f%n", (c1 - c0) / 1e6);
+                    }
+                    if (i >= warmup) {
+                        lat[i - warmup] = c1 - c0;
+                    }
+                    await(c.close());
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+                    RdmaConnection s;
+                    int failuresBefore = acceptFailuresSeen;
+                    while ((s = accepted.poll()) == null && acceptFailures.get() == failuresBefore
+                            && System.nanoTime() < deadline) {
+                        Thread.sleep(0, 100_000);
+                    }
+                    if (s != null) {
+                        await(s.closeFuture());
+                    } else if (acceptFailures.get() != failuresBefore) {
+                        acceptFailuresSeen = acceptFailures.get();   // counted and printed below
+                    } else {
+                        throw new IllegalStateException("connection " + i + " was never accepted");
+                    }
                 }
-                long c0 = System.nanoTime();
-                RdmaConnection c = await(cm.connect(at, options, ConnectionHandler.none()));
-                long c1 = System.nanoTime();
-                if (i == 0) {
-                    System.out.printf("first_ms %.1f%n", (c1 - c0) / 1e6);
-                }
-                if (i >= warmup) {
-                    lat[i - warmup] = c1 - c0;
-                }
-                await(c.close());
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
-                RdmaConnection s;
-                int failuresBefore = acceptFailuresSeen;
-                while ((s = accepted.poll()) == null && acceptFailures.get() == failuresBefore
-                        && System.nanoTime() < deadline) {
-                    Thread.sleep(0, 100_000);
-                }
-                if (s != null) {
-                    await(s.closeFuture());
-                } else if (acceptFailures.get() != failuresBefore) {
-                    acceptFailuresSeen = acceptFailures.get();   // counted and printed below
-                } else {
-                    throw new IllegalStateException("connection " + i + " was never accepted");
-                }
+            } catch (Exception e) {
+                Waits.printFailure("connection " + i, e, l, cm);
+                throw e;
             }
             InsnMark.close();
             marker("end");

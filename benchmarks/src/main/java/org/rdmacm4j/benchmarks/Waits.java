@@ -4,7 +4,10 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.rdmacm4j.cm.core.RdmaCm;
+import org.rdmacm4j.cm.core.RdmaCmException;
 import org.rdmacm4j.cm.core.RdmaConnection;
+import org.rdmacm4j.cm.core.RdmaListener;
 
 /** The bounded waits the benchmark programs share: every wait has a deadline and names what it waited for. */
 final class Waits {
@@ -36,5 +39,32 @@ final class Waits {
             throw new IllegalStateException("connection " + i + " was never accepted");
         }
         return s;
+    }
+
+    /**
+     * Prints what the process knew when a connection of a benchmark loop failed, as {@code failure}
+     * lines: the failure, the failing id's history (an RdmaCmException carries it), the listener's
+     * recent history (did the request arrive, and what became of it) and the RdmaCm's counters.
+     * Why: twice under heavy load a connect's REQ went unanswered past its deadline (docs/benchmarks.md,
+     * s37-ab-final and s38-ab-final) and only the active side was printed, which cannot tell a
+     * request lost on the wire from one that arrived and was never answered.
+     */
+    static void printFailure(String what, Throwable failure, RdmaListener listener, RdmaCm cm) {
+        var out = new StringBuilder();
+        out.append("failure ").append(what).append(": ").append(failure).append('\n');
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof RdmaCmException e) {
+                e.history().forEach(h -> out.append("failure history failing-id ").append(h).append('\n'));
+                break;
+            }
+        }
+        try {
+            listener.history().forEach(h -> out.append("failure history listener ").append(h).append('\n'));
+            out.append("failure statistics ").append(cm.statistics()).append('\n');
+        } catch (RuntimeException e) {   // a closed RdmaCm or listener: the report says so and goes on
+            out.append("failure report incomplete: ").append(e).append('\n');
+        }
+        System.out.print(out);
+        System.out.flush();
     }
 }
