@@ -101,7 +101,23 @@ public final class CmEventChannel implements AutoCloseable {
      */
     public CmEvent getEvent() {
         ownership.ensureOpen();
-        long event = CmLib.getCmEvent(address, outAddress, out);
+        return copyAndAck(CmLib.getCmEvent(address, outAddress, out));
+    }
+
+    /**
+     * {@link #getEvent()} for a read that expects an event because the caller was just told the
+     * channel is readable (its epoll reported the fd): the call is made without errno capture, and
+     * again with it only if it fails. Returns null if the channel turned out empty, as getEvent does.
+     * The first read of an epoll loop's drain; the reads after it, the last of which finds the
+     * channel empty, are getEvent's.
+     */
+    public CmEvent getReadyEvent() {
+        ownership.ensureOpen();
+        return copyAndAck(CmLib.getReadyCmEvent(address, outAddress, out));
+    }
+
+    /** The event at {@code event} copied and acked; null for 0 (none). */
+    private CmEvent copyAndAck(long event) {
         if (event == 0L) {
             return null;
         }

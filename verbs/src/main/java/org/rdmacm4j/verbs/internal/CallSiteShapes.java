@@ -119,7 +119,7 @@ final class CallSiteShapes {
         try { long r = (long) none.invokeExact(0L, 0); } catch (Throwable e) { sites += expected(e); }
         // (long,int,long,int,int)int: SysLib
         try { int r = (int) none.invokeExact(0L, 0, 0L, 0, 0); } catch (Throwable e) { sites += expected(e); }
-        // (long,long)int: GetSrcPort, GetDstPort, DeallocPd, DeregMr, DestroyCompChannel, DestroyCq and more
+        // (long,long)int: GetCmEventPlain, GetSrcPort, GetDstPort, DeallocPd, DeregMr, DestroyCompChannel, DestroyCq and more
         try { int r = (int) none.invokeExact(0L, 0L); } catch (Throwable e) { sites += expected(e); }
         // (long,long)long: CreateEventChannel, GetDeviceName
         try { long r = (long) none.invokeExact(0L, 0L); } catch (Throwable e) { sites += expected(e); }

@@ -144,6 +144,12 @@ public final class CmLib {
                 FunctionDescriptor.of(JAVA_INT, POINTER, POINTER));
     }
 
+    /** rdma_get_cm_event without errno capture: {@link #getReadyCmEvent}'s first try. */
+    static final class GetCmEventPlain {
+        static final MethodHandle H = Native.plain(L, "rdma_get_cm_event",
+                FunctionDescriptor.of(JAVA_INT, POINTER, POINTER));
+    }
+
     /**
      * Critical, no errno captured: librdmacm's rdma_ack_cm_event frees the event and, under the id's
      * mutex, counts it completed and signals the id's condition (ucma_complete_event): short, never
@@ -401,7 +407,8 @@ public final class CmLib {
      * holds off every safepoint, so every other thread's GC, for as long as that takes. The errno
      * capture stays too: EAGAIN is how an empty channel answers (once per drain), so calling without
      * capture first and again with it after a failure (as ibv_get_cq_event and epoll_wait do, whose
-     * failures are rare) would make that answer two system calls.
+     * failures are rare) would make that answer two system calls. A read the caller expects to find
+     * an event, because epoll has just reported the channel readable, is {@link #getReadyCmEvent}'s.
      */
     public static long getCmEvent(long ch, long outAddress, MemorySegment out) {
         try {
@@ -417,6 +424,26 @@ public final class CmLib {
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
+    }
+
+    /**
+     * {@link #getCmEvent} for a read that almost always finds an event: the first after epoll reported
+     * the channel readable. Made without errno capture (the JDK's checks of the capture segment, ~270
+     * instructions under C1, and the VM's errno copy); only a failure is made again with capture to
+     * learn errno. Safe to repeat: librdmacm returns -1 only when its write(2) of the GET_EVENT
+     * command failed, before any event was taken (an event taken and then dropped inside librdmacm
+     * makes it read again, not fail), so the second call sees the channel as the first did, or with
+     * an event that arrived in between, which it returns like any other.
+     */
+    public static long getReadyCmEvent(long ch, long outAddress, MemorySegment out) {
+        try {
+            if ((int) GetCmEventPlain.H.invokeExact(ch, outAddress) == 0) {
+                return out.get(JAVA_LONG_UNALIGNED, 0);
+            }
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+        return getCmEvent(ch, outAddress, out);
     }
 
     public static void ackCmEvent(long event) {

@@ -38,7 +38,7 @@ public final class Linking {
      */
     private static final List<Class<?>> CONNECTION_PATH = List.of(
             CmLib.CreateId.class, CmLib.BindAddr.class, CmLib.Listen.class,
-            CmLib.ResolveAddr.class, CmLib.GetCmEvent.class, CmLib.AckCmEvent.class, CmLib.ResolveRoute.class,
+            CmLib.ResolveAddr.class, CmLib.GetCmEventPlain.class, CmLib.GetCmEvent.class, CmLib.AckCmEvent.class, CmLib.ResolveRoute.class,
             IbvLib.QueryDevice.class, IbvLib.AllocPd.class, IbvLib.CreateCompChannel.class, IbvLib.CreateCq.class,
             OpsTable.class, IbvLib.RegMr.class, CmLib.CreateQp.class, CmLib.Connect.class, CmLib.Accept.class,
             IbvLib.GetCqEventPlain.class, IbvLib.GetCqEvent.class, IbvLib.AckCqEvents.class,

@@ -28,6 +28,7 @@ class PointerArgumentsTest {
         m.put("rdma_resolve_addr", new Handle(CmLib.ResolveAddr.H, 1));
         m.put("rdma_resolve_route", new Handle(CmLib.ResolveRoute.H, 1));
         m.put("rdma_get_cm_event", new Handle(CmLib.GetCmEvent.H, 1));
+        m.put("rdma_get_cm_event (plain)", new Handle(CmLib.GetCmEventPlain.H, 0));
         m.put("rdma_ack_cm_event", new Handle(CmLib.AckCmEvent.H, 0));
         m.put("rdma_create_qp", new Handle(CmLib.CreateQp.H, 1));
         m.put("rdma_connect", new Handle(CmLib.Connect.H, 1));

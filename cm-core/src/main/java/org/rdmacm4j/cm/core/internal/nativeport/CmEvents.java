@@ -72,12 +72,17 @@ final class CmEvents {
         }
     }
 
-    /** Reads at most {@code max} events (an unroutable one counts), stopping early at EAGAIN. */
+    /**
+     * Reads at most {@code max} events (an unroutable one counts), stopping early at EAGAIN. The
+     * first read follows epoll's report and almost always finds an event, so it is made without
+     * errno capture (CmEventChannel#getReadyEvent); the later ones, the last of which finds EAGAIN
+     * when the whole channel is read, capture.
+     */
     private void drainChannel(EventSink s, int max) {
         for (int n = 0; n < max; n++) {
             CmEvent e;
             try {
-                e = channel.getEvent();   // copied and acked inside
+                e = n == 0 ? channel.getReadyEvent() : channel.getEvent();   // copied and acked inside
             } catch (IllegalStateException unknownId) {
                 s.unroutable(unknownId.getMessage());
                 continue;
