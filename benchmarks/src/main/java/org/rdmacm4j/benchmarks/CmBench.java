@@ -76,6 +76,7 @@ public final class CmBench {
     public static void main(String[] args) throws Exception {
         phase("main");
         InsnMark.prepare();
+        Window.prepare();
         if (args.length > 0 && args[0].equals("pingpong")) {   // two processes, its own arguments
             PingPong.main(args);
             System.exit(0);

@@ -138,6 +138,7 @@ abstract class FloorLoop {
     /** C's main(): open, the lone connections, the storm if the mode has one, close, then the lines. */
     final void run(Args a) throws Throwable {
         InsnMark.prepare();
+        Window.prepare();
         open();
         lone(a.k(), a.from());
         double[] storm = a.stormN() > 0 ? storm(a.k(), a.stormN()) : null;

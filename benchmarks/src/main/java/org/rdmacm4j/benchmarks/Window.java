@@ -140,31 +140,69 @@ final class Window {
         }
     }
 
+    /**
+     * Makes the perf control's thread now, at a program's start, if perf is to be switched
+     * ({@code BENCH_PERF_CTL} and {@code BENCH_PERF_ACK} set). Made at a window's open instead, as it
+     * was, its executor's worker, a new subclass of AbstractQueuedSynchronizer, was loaded inside the
+     * measured window: C1's code for AbstractQueuedSynchronizer and LinkedBlockingQueue (the
+     * benchmark's queue of accepted ends, the library's locks) relied on there being no such subclass
+     * and was thrown away ("made not entrant"), so those methods ran interpreted until C1 compiled
+     * them again, seconds later, all inside the window (s39-split2: in the lone, storm-setup and
+     * storm-teardown windows alike). C's window.h has nothing of the kind.
+     */
+    static void prepare() {
+        PerfControl.ready();
+    }
+
     /** Sends a command to perf's control fifo and waits for its ack, at most ACK_WAIT_S. */
     private static void perf(String command) {
-        String ctl = System.getenv("BENCH_PERF_CTL");
-        String ack = System.getenv("BENCH_PERF_ACK");
-        if (ctl == null || ack == null || ctl.isEmpty() || ack.isEmpty()) {
+        if (PerfControl.IO == null) {
             return;
         }
-        ExecutorService io = Executors.newSingleThreadExecutor();
         try {
-            // A fifo's open blocks until the other end is open: both under the one deadline.
-            CompletableFuture<Void> done = CompletableFuture.runAsync(() -> {
+            PerfControl.send(command).get(ACK_WAIT_S, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            System.err.println("window: perf did not ack " + command.trim() + ": " + e);
+        }
+    }
+
+    /**
+     * The one thread that talks to perf's control fifos, made when the class is initialised
+     * ({@link #prepare}) and kept for the process (a daemon: it never holds the JVM up). A fifo's
+     * open blocks until the other end is open, so the commands run here, under the caller's deadline.
+     */
+    private static final class PerfControl {
+        private static final String CTL = System.getenv("BENCH_PERF_CTL");
+        private static final String ACK = System.getenv("BENCH_PERF_ACK");
+        /** Null when perf is not to be switched. */
+        static final ExecutorService IO = CTL == null || ACK == null || CTL.isEmpty() || ACK.isEmpty() ? null
+                : Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().daemon(true).name("window-perf").unstarted(r));
+
+        static {
+            if (IO != null) {
+                // one task through it: the worker thread, CompletableFuture's async task and their
+                // classes exist from here on
+                CompletableFuture.runAsync(() -> { }, IO).join();
+            }
+        }
+
+        private PerfControl() { }
+
+        static void ready() {
+            // the class initializer did the work
+        }
+
+        static CompletableFuture<Void> send(String command) {
+            return CompletableFuture.runAsync(() -> {
                 try {
-                    Files.writeString(Path.of(ctl), command, StandardCharsets.US_ASCII);
-                    try (InputStream in = Files.newInputStream(Path.of(ack))) {
+                    Files.writeString(Path.of(CTL), command, StandardCharsets.US_ASCII);
+                    try (InputStream in = Files.newInputStream(Path.of(ACK))) {
                         in.readNBytes(4);   // "ack\n"
                     }
                 } catch (IOException e) {
                     throw new IllegalStateException(e);
                 }
-            }, io);
-            done.get(ACK_WAIT_S, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            System.err.println("window: perf did not ack " + command.trim() + ": " + e);
-        } finally {
-            io.shutdownNow();
+            }, IO);
         }
     }
 }
