@@ -25,6 +25,7 @@ run() {
   perf report -i "${OUT}/${name}.perf.data" --no-children --sort comm,dso --stdio -g none 2>/dev/null | grep -v "^$" | head -40 > "${OUT}/${name}.dso.txt"
 }
 # 12,000 lone connections and 6,000 + 4,000 cycles: both still running when the recording ends
-run vfloor org.rdmacm4j.benchmarks.VerbsFloor latency 192.0.2.1 192.0.2.3 "${port}" "${VF_K:-12000}"
-run cc org.rdmacm4j.benchmarks.ConnectCost 192.0.2.1 192.0.2.3 "${port}" "${CC_W:-4000}" "${CC_K:-6000}"
+# PROGS (default "vfloor cc"): which of the two run
+[[ " ${PROGS:-vfloor cc} " == *" vfloor "* ]] && run vfloor org.rdmacm4j.benchmarks.VerbsFloor latency 192.0.2.1 192.0.2.3 "${port}" "${VF_K:-12000}"
+[[ " ${PROGS:-vfloor cc} " == *" cc "* ]] && run cc org.rdmacm4j.benchmarks.ConnectCost 192.0.2.1 192.0.2.3 "${port}" "${CC_W:-4000}" "${CC_K:-6000}"
 echo done

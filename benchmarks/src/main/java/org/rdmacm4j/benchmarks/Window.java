@@ -151,7 +151,7 @@ final class Window {
      * storm-teardown windows alike). C's window.h has nothing of the kind.
      */
     static void prepare() {
-        PerfControl.ready();
+        PerfControl.ready();   // once per program: a second call runs one more empty task
     }
 
     /** Sends a command to perf's control fifo and waits for its ack, at most ACK_WAIT_S. */
@@ -178,31 +178,40 @@ final class Window {
         static final ExecutorService IO = CTL == null || ACK == null || CTL.isEmpty() || ACK.isEmpty() ? null
                 : Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().daemon(true).name("window-perf").unstarted(r));
 
-        static {
+        private PerfControl() { }
+
+        /**
+         * Runs one empty command through the thread: the worker, CompletableFuture's async task,
+         * the command's class and theirs exist from here on. Not in the class initializer: the
+         * worker would wait for this class's initialization to run the task, and the initializer
+         * for the task (a deadlock).
+         */
+        static void ready() {
             if (IO != null) {
-                // one task through it: the worker thread, CompletableFuture's async task and their
-                // classes exist from here on
-                CompletableFuture.runAsync(() -> { }, IO).join();
+                CompletableFuture.runAsync(new Command(null), IO).join();
             }
         }
 
-        private PerfControl() { }
-
-        static void ready() {
-            // the class initializer did the work
+        static CompletableFuture<Void> send(String command) {
+            return CompletableFuture.runAsync(new Command(command), IO);
         }
 
-        static CompletableFuture<Void> send(String command) {
-            return CompletableFuture.runAsync(() -> {
+        /** Writes one command to the control fifo and reads perf's ack; null does nothing. A named class: no lambda spun in a window. */
+        private record Command(String text) implements Runnable {
+            @Override
+            public void run() {
+                if (text == null) {
+                    return;
+                }
                 try {
-                    Files.writeString(Path.of(CTL), command, StandardCharsets.US_ASCII);
+                    Files.writeString(Path.of(CTL), text, StandardCharsets.US_ASCII);
                     try (InputStream in = Files.newInputStream(Path.of(ACK))) {
                         in.readNBytes(4);   // "ack\n"
                     }
                 } catch (IOException e) {
                     throw new IllegalStateException(e);
                 }
-            }, IO);
+            }
         }
     }
 }
