@@ -8,7 +8,7 @@
 # classes it loads (hidden ones included: what the JDK spins for lambdas, method handles and string
 # concatenation) to NAME.classes (-Xlog:class+load), both stamped with the JVM's uptime.
 # MODES (default "setup teardown"; "lone" puts the window on the lone connections K/2+1..K instead of
-# the storm), WITH_C (default 1; 0 runs rdmacm4j only).
+# the storm), WITH_C (default 1; 0 runs rdmacm4j only), JAVA_EXTRA (more JVM options for rdmacm4j's runs).
 #   it/rig/guest.sh --out OUT -- env REPS=2 K=2000 N=500 bash benchmarks/storm-split.sh OUT JAR CEL_SOURCE_DIR
 # (OUT must lie inside the checkout: the guest writes only there.) Summary:
 #   python3 benchmarks/storm_split.py OUT
@@ -33,7 +33,8 @@ run() {   # run NAME MODE CMD...
 for rep in $(seq 1 "$REPS"); do
   for mode in ${MODES}; do
     [[ ${WITH_C} == 1 ]] && run "c-$mode-r$rep" "$mode" /tmp/cel
-    run "j-$mode-r$rep" "$mode" java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
+    # shellcheck disable=SC2086 # JAVA_EXTRA is a list of options
+    run "j-$mode-r$rep" "$mode" java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC ${JAVA_EXTRA:-} \
       "-Xlog:jit+compilation=debug:file=$OUT/j-$mode-r$rep.jit:uptime" \
       "-Xlog:class+load=info:file=$OUT/j-$mode-r$rep.classes:uptime" --enable-native-access=ALL-UNNAMED \
       -cp /tmp/storm-bench.jar org.rdmacm4j.benchmarks.CmBench

@@ -255,13 +255,32 @@ public final class CmBench {
         try (RdmaCm cm = openRdmaCm()) {
             RdmaListener l = acceptAll(cm, at, n, accepted);
             long events0 = cm.statistics().cmEvents();
-            long[] t = stormOnce(cm, at, raw(from), n, accepted, StormWindow.NONE);
+            long[] t = reported("storm", l, cm, () -> stormOnce(cm, at, raw(from), n, accepted, StormWindow.NONE));
             long events = cm.statistics().cmEvents() - events0;
             double s = (t[0] + t[1]) / 1e9;
             System.out.printf("events %d seconds %.6f events/s %.1f%n", events, s, events / s);
             System.out.println("statistics " + cm.statistics());
             System.out.printf("storm n %d setup_s %.6f teardown_s %.6f%n", n, t[0] / 1e9, t[1] / 1e9);
             await(l.close());
+        }
+    }
+
+    /** A storm's work, which may throw. */
+    private interface StormRun {
+        long[] run() throws Exception;
+    }
+
+    /**
+     * {@code storm}'s result; if it throws, the failure report first ({@link Waits#printFailure}: in a
+     * storm the counters say more than the listener's last entries, requests received against
+     * connects started and accepts).
+     */
+    private static long[] reported(String what, RdmaListener l, RdmaCm cm, StormRun storm) throws Exception {
+        try {
+            return storm.run();
+        } catch (Exception e) {
+            Waits.printFailure(what, e, l, cm);
+            throw e;
         }
     }
 
@@ -383,7 +402,7 @@ public final class CmBench {
             } finally {
                 printLone(times, done, marks ? windowFrom - 1 : k);
             }
-            long[] t = stormOnce(cm, at, options, n, accepted, stormWindow);
+            long[] t = reported("warm storm", l, cm, () -> stormOnce(cm, at, options, n, accepted, stormWindow));
             System.out.printf("storm n %d setup_s %.6f teardown_s %.6f%n", n, t[0] / 1e9, t[1] / 1e9);
             await(l.close());
         }

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.rdmacm4j.cm.core.internal.FakeCmPort.FakeId;
 import org.rdmacm4j.cm.core.internal.Recorder;
 import org.rdmacm4j.cm.statemachine.CmEventType;
+import org.rdmacm4j.cm.statemachine.Deadlines;
 import org.rdmacm4j.cm.statemachine.privatedata.MessageKind;
 
 /** The active connect and close through RdmaCm over the fake port (real clock, short waits). */
@@ -88,7 +89,14 @@ class ConnectCloseTest extends OverFakePort {
     @Test
     void quiesceIsAnsweredBeforeQpAndCqAreDestroyed() throws Exception {
         port.holdQuiesce = true;
-        RdmaConnection c = cm.connect(SERVER, new Recorder()).get(5, TimeUnit.SECONDS);
+        // The test holds the poller's answer while it looks; with the default 1 s quiesce deadline a
+        // starved test thread (a loaded host: it failed so beside two soft-RoCE guests) let the deadline
+        // pass first, and the teardown checked was the one that gives the objects up, not this one.
+        Deadlines d = Deadlines.defaults();
+        Deadlines patient = new Deadlines(d.connect(), d.resolveAddr(), d.resolveRoute(), d.decision(), d.accept(),
+                d.disconnect(), d.timewait(), d.drain(), Duration.ofSeconds(60));
+        RdmaConnection c = cm.connect(SERVER, ConnectOptions.builder().deadlines(patient).build(), new Recorder())
+                .get(5, TimeUnit.SECONDS);
         FakeId id = port.ids().getFirst();
 
         var closed = c.close();
@@ -100,6 +108,7 @@ class ConnectCloseTest extends OverFakePort {
         assertThat(port.releaseQuiesces()).isEqualTo(1);
 
         assertThat(closed).succeedsWithin(Duration.ofSeconds(5));
+        assertThat(id.leaked()).as("objects given up: the quiesce deadline passed").isFalse();
         List<String> names = port.names(id);
         assertThat(names.indexOf("quiesced")).isLessThan(names.indexOf("destroyQp"));
         assertThat(names.indexOf("quiesced")).isLessThan(names.indexOf("destroyCq"));
