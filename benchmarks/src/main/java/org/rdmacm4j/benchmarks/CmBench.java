@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
@@ -265,19 +266,14 @@ public final class CmBench {
         }
     }
 
-    /** A storm's work, which may throw. */
-    private interface StormRun {
-        long[] run() throws Exception;
-    }
-
     /**
      * {@code storm}'s result; if it throws, the failure report first ({@link Waits#printFailure}: in a
      * storm the counters say more than the listener's last entries, requests received against
      * connects started and accepts).
      */
-    private static long[] reported(String what, RdmaListener l, RdmaCm cm, StormRun storm) throws Exception {
+    private static long[] reported(String what, RdmaListener l, RdmaCm cm, Callable<long[]> storm) throws Exception {
         try {
-            return storm.run();
+            return storm.call();
         } catch (Exception e) {
             Waits.printFailure(what, e, l, cm);
             throw e;
