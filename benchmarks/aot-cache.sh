@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The benchmarks' build-time AOT cache (JEP 483/514/515), for the CmBench commands that
-# benchmarks/guest-driver.sh runs with the launchers' JIT flags:
+# benchmarks/guest-driver.sh runs with the launchers' JVM flags (scripts/jvm-flags.sh):
 #
 #   benchmarks/aot-cache.sh train JAR   (benchmarks/pom.xml, package phase) makes
 #       DIR(JAR)/aot/benchmarks-KEY.aot from `CmBench train` (cm-core's ColdStart: downcall linking,
@@ -9,7 +9,8 @@
 #   source benchmarks/aot-cache.sh; bench_aot_cache JAR AOT_DIR   prints the cache made for JAR (a
 #       copy of it with its times kept, `cp -p`, has the same key) if AOT_DIR holds it, else nothing.
 # KEY: scripts/aot-lib.sh (the JDK, the flags, the jar's name, size and time).
-bench_aot_flags=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED)
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/jvm-flags.sh"
+bench_aot_flags=("${rdmacm4j_launcher_flags[@]}" --enable-native-access=ALL-UNNAMED)
 
 bench_aot_cache() {   # bench_aot_cache JAR AOT_DIR
   local f

@@ -21,7 +21,8 @@
 # loops: code run once per connection is compiled within the first connections instead of hundreds
 # later, docs/benchmarks.md "The JIT that had not settled"), c1inl = c1 with C1's inlining limits raised
 # (BENCH_C1INL_FLAGS, default -XX:C1MaxInlineSize=70 -XX:C1InlineStackLimit=10); all with the
-# launchers' -XX:+UseSerialGC).
+# launchers' -XX:+UseSerialGC), c1mhc = c1 without -Djava.lang.invoke.MethodHandle.CUSTOMIZE_THRESHOLD=-1
+# (the launchers' flags before s40).
 set -uo pipefail
 repo=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 : "${OUT:?}" "${CM_LOOP:?}"
@@ -40,8 +41,12 @@ ns=${BENCH_NS:-100 500}
 server=192.0.2.1
 client=192.0.2.3
 jar="${BENCH_JAR:-${repo}/benchmarks/target/benchmarks.jar}"
-# The same JVM flags as the examples' launchers (examples/bin/*): C1 only, serial GC.
-c1=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC)
+# The same JVM flags as the examples' launchers (examples/bin/*, scripts/jvm-flags.sh): C1 only,
+# serial GC, no method-handle customization.
+source "${repo}/scripts/jvm-flags.sh"
+c1=("${rdmacm4j_launcher_flags[@]}")
+# c1mhc: the launchers' flags before s40 (method handles customized after 128 calls, the JDK's default).
+c1mhc=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC)
 # c1inl: C1 inlining deeper and bigger methods than its defaults (C1MaxInlineSize 35 bytecodes,
 # C1InlineStackLimit 5): the FFM downcall path and the per-step calls are chains of small methods
 # just over the defaults (docs/benchmarks.md, "C1's inlining limits", s38-prof1).
@@ -56,7 +61,8 @@ java_jit() {
     c1hot) echo java "${c1[@]}" -XX:CompileThresholdScaling=0.05 --enable-native-access=ALL-UNNAMED -cp "${jar}" ;;
     c1mn) echo java "${c1[@]}" -Xmn96m --enable-native-access=ALL-UNNAMED -cp "${jar}" ;;
     c1inl) echo java "${c1[@]}" ${c1inl_flags} --enable-native-access=ALL-UNNAMED -cp "${jar}" ;;
-    *) note "BENCH_JITS: unknown JIT setting $1 (known: c1 jdk c1hot c1mn c1inl)"; return 1 ;;
+    c1mhc) echo java "${c1mhc[@]}" --enable-native-access=ALL-UNNAMED -cp "${jar}" ;;
+    *) note "BENCH_JITS: unknown JIT setting $1 (known: c1 jdk c1hot c1mn c1inl c1mhc)"; return 1 ;;
   esac
 }
 # twin NAME: the examples' launcher command (examples/bin/NAME), on run-all.sh's copy of the
@@ -88,11 +94,12 @@ port=20000
   echo "jits ${BENCH_JITS:-c1 jdk}"
   echo "floors ${BENCH_FLOORS-floor vfloor}"
   echo "jdk_reps ${BENCH_JDK_REPS:-1}"
-  echo "jit_c1 -XX:TieredStopAtLevel=1 -XX:+UseSerialGC (the examples' launchers, examples/launch.sh)"
+  echo "jit_c1 ${c1[*]} (the examples' launchers, scripts/jvm-flags.sh)"
   echo "jit_jdk -XX:+UseSerialGC (the JDK's default tiered compilation, C1 then C2)"
   echo "jit_c1hot -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:CompileThresholdScaling=0.05 (C1 compiles after a twentieth of the usual invocations and loops)"
   echo "jit_c1mn -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmn96m (the launchers' flags with a 96 MB young generation)"
-  echo "jit_c1inl -XX:TieredStopAtLevel=1 -XX:+UseSerialGC ${c1inl_flags} (C1 inlining bigger methods, deeper)"
+  echo "jit_c1inl ${c1[*]} ${c1inl_flags} (C1 inlining bigger methods, deeper)"
+  echo "jit_c1mhc ${c1mhc[*]} (the launchers' flags before s40: method handles customized after 128 calls)"
   echo "warm K=${BENCH_WARM_K:-2000} FROM=${BENCH_WARM_FROM:-1001} STORM_N=${BENCH_WARM_STORM_N:-500}"
   echo "perf $(perf --version 2>/dev/null || echo none)"
   # twin() and java_cmd run java directly, not through examples/launch.sh: no AOT cache, every run

@@ -34,6 +34,7 @@ for pair in "$@"; do   # the guest runs copies: a rebuild during the run changes
   extras+=("${ve}=${!ve:-}")
 done
 cp "${here}/insn-job.sh" "${out}/insn-job.sh"
+cp "${here}/../scripts/jvm-flags.sh" "${out}/jvm-flags.sh"   # the launchers' JVM flags, for insn-job.sh
 gcc -O2 -Wall -shared -fPIC -o "${out}/insn_count.so" "${here}/src/main/c/insn_count.c"
 gcc -O2 -Wall -o "${out}/cm_event_loop" "${here}/src/main/c/cm_event_loop.c" -lrdmacm -libverbs
 rm -f "${out}/insn-marks.txt" "${out}"/prof-*.txt

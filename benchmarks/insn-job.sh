@@ -18,7 +18,8 @@
 # the runs of jar NAME only).
 set -u
 : "${OUT:?}" "${JARS:?}"
-jvm=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED)
+source "$(dirname "${BASH_SOURCE[0]}")/jvm-flags.sh"   # the launchers' JVM flags (insn-count.sh copies it beside this script)
+jvm=("${rdmacm4j_launcher_flags[@]}" --enable-native-access=ALL-UNNAMED)
 # JIT=jdk: the JDK's default tiered JIT (C2 included), the launchers' GC kept (as run-all's "jdk")
 [[ ${JIT:-c1} == jdk ]] && jvm=(-XX:+UseSerialGC --enable-native-access=ALL-UNNAMED)
 read -r -a extra <<< "${JAVA_EXTRA:-}"   # more JVM options for every Java program, e.g. a -D to A/B

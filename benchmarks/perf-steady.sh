@@ -10,7 +10,8 @@ set -u
 DELAY=${DELAY:-50}; DUR=${DUR:-30}
 ulimit -n 1048576 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 port=27100
-opts=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/jvm-flags.sh"   # the launchers' JVM flags
+opts=("${rdmacm4j_launcher_flags[@]}" --enable-native-access=ALL-UNNAMED
       -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer)
 run() {
   local name=$1; shift

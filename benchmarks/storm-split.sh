@@ -14,6 +14,7 @@
 #   python3 benchmarks/storm_split.py OUT
 set -u
 OUT=$1; JAR=$2; SRC=$3
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/jvm-flags.sh"   # the launchers' JVM flags
 REPS=${REPS:-2}; K=${K:-2000}; N=${N:-500}; MODES=${MODES:-setup teardown}; WITH_C=${WITH_C:-1}
 ulimit -n 1048576 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 gcc -O2 -Wall -o /tmp/cel "$SRC/cm_event_loop.c" -lrdmacm -libverbs || exit 1
@@ -34,7 +35,7 @@ for rep in $(seq 1 "$REPS"); do
   for mode in ${MODES}; do
     [[ ${WITH_C} == 1 ]] && run "c-$mode-r$rep" "$mode" /tmp/cel
     # shellcheck disable=SC2086 # JAVA_EXTRA is a list of options
-    run "j-$mode-r$rep" "$mode" java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC ${JAVA_EXTRA:-} \
+    run "j-$mode-r$rep" "$mode" java "${rdmacm4j_launcher_flags[@]}" ${JAVA_EXTRA:-} \
       "-Xlog:jit+compilation=debug:file=$OUT/j-$mode-r$rep.jit:uptime" \
       "-Xlog:class+load=info:file=$OUT/j-$mode-r$rep.classes:uptime" --enable-native-access=ALL-UNNAMED \
       -cp /tmp/storm-bench.jar org.rdmacm4j.benchmarks.CmBench

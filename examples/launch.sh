@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The one launcher behind examples/bin/*: launch.sh NAME CLASS ARGS... runs
 # org.rdmacm4j.examples.CLASS on the module path of `./mvnw package`, with the same JVM flags
-# for every example (C1 only and the serial GC: they start fast and mostly wait; RDMACM4J_JAVA_FLAGS
-# replaces them, see below). Finds a
+# for every example (scripts/jvm-flags.sh: C1 only and the serial GC, they start fast and mostly
+# wait; RDMACM4J_JAVA_FLAGS replaces them, see below). Finds a
 # JDK 25+ like the README commands do. Needs RDMA (run the examples inside the guest:
 # it/rig/guest.sh -- examples/bin/NAME -h).
 #
@@ -40,9 +40,11 @@ cp_file="${here}/target/classpath.txt"
 [[ -f "${cp_file}" && -d "${here}/target/classes" ]] || {
   echo "${name}: build first: ./mvnw package -DskipTests" >&2; exit 1; }
 module_path="${here}/target/classes:$(cat "${cp_file}")"
-# JVM flags: C1 only and the serial GC unless RDMACM4J_JAVA_FLAGS says otherwise (word-split; set
-# and empty: the JDK's defaults). The it suite runs the twins with its own JVM's flags (run-it.sh).
-read -r -a jvm_flags <<< "${RDMACM4J_JAVA_FLAGS-"-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}"
+# JVM flags: scripts/jvm-flags.sh (C1 only, the serial GC, no method-handle customization; why, there)
+# unless RDMACM4J_JAVA_FLAGS says otherwise (word-split; set and empty: the JDK's defaults). The it
+# suite runs the twins with its own JVM's flags (run-it.sh).
+source "${here}/../scripts/jvm-flags.sh"
+if [[ -v RDMACM4J_JAVA_FLAGS ]]; then read -r -a jvm_flags <<< "${RDMACM4J_JAVA_FLAGS}"; else jvm_flags=("${rdmacm4j_launcher_flags[@]}"); fi
 java_cmd=("${JAVA_HOME}/bin/java" "${jvm_flags[@]}")
 # Every example starts through Launch, which turns RdmaUnavailableException (no RDMA here) into its
 # one-line message naming examples/bin/doctor, and exit status 1.

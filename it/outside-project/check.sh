@@ -21,8 +21,9 @@ target="${here}/target"
 start=${SECONDS}
 if [[ -f "${target}/outside.jar" && -d "${target}/lib" ]]; then
   # The suite's JVM flags (run-it.sh passes them in RDMACM4J_JAVA_FLAGS: none, the JDK's defaults,
-  # unless RDMACM4J_IT_JIT=c1); unset, C1 and the serial GC as the examples' launcher.
-  read -r -a jvm_flags <<< "${RDMACM4J_JAVA_FLAGS-"-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}"
+  # unless RDMACM4J_IT_JIT=c1); unset, the examples' launcher's (scripts/jvm-flags.sh).
+  source "${here}/../../scripts/jvm-flags.sh"
+  if [[ -v RDMACM4J_JAVA_FLAGS ]]; then read -r -a jvm_flags <<< "${RDMACM4J_JAVA_FLAGS}"; else jvm_flags=("${rdmacm4j_launcher_flags[@]}"); fi
   timeout -k 5 180 "${java}" "${jvm_flags[@]}" \
     --enable-native-access=org.rdmacm4j.verbs --illegal-native-access=deny \
     --module-path "${target}/outside.jar:${target}/lib" \

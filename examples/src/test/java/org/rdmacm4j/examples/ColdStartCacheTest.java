@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * "shared objects file"), and a JVM given a corrupted cache with -XX:AOTMode=on fails.
  */
 class ColdStartCacheTest {
-    private static final List<String> FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+    /** The launchers' JVM flags, read from scripts/jvm-flags.sh as examples/launch.sh reads them. */
+    private static final List<String> FLAGS = launcherFlags();
 
     /** One module path for every run of the test: the cache is valid for exactly that one. */
     private String modulePath;
@@ -93,6 +94,21 @@ class ColdStartCacheTest {
                 "-m", "org.rdmacm4j.examples/org.rdmacm4j.examples.Launch", "aot-train", "ColdStartTraining",
                 connections));
         return new ProcessBuilder(command).redirectErrorStream(true).start();
+    }
+
+    private static List<String> launcherFlags() {
+        try {
+            Process p = new ProcessBuilder("bash", "-c",
+                    "source ../scripts/jvm-flags.sh && printf '%s\\n' \"${rdmacm4j_launcher_flags[@]}\"")
+                    .redirectErrorStream(true).start();
+            String out = output(p);
+            assertThat(p.exitValue()).as("sourcing scripts/jvm-flags.sh: %s", out).isZero();
+            List<String> flags = out.lines().toList();
+            assertThat(flags).as("the launchers' flags").contains("-XX:TieredStopAtLevel=1");
+            return flags;
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read the launchers' JVM flags from scripts/jvm-flags.sh", e);
+        }
     }
 
     private static String output(Process p) throws Exception {
