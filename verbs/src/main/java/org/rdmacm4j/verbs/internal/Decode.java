@@ -81,16 +81,33 @@ public final class Decode {
     private static final byte[] NO_BYTES = new byte[0];
 
     /*
-     * Private data (at most 255 bytes, usually a few dozen) moves between a byte[] and memory by words,
-     * not with MemorySegment.copy: that copy ends in Unsafe.copyMemory0, a JNI call C1 does not
+     * Private data (at most 255 bytes) moves between a byte[] and memory by words below BULK_FROM
+     * bytes, not with MemorySegment.copy: that copy ends in Unsafe.copyMemory0, a JNI call C1 does not
      * intrinsify (~50 ns, see Words), after the JDK's checks of layouts, alignment, array type and
      * length, while a word access is ~3 ns. A length of 8 or more ends with the word that ends at the
      * last byte (overlapping the one before: the same bytes again), so no byte loop; below 8, bytes.
-     * Each access is a bounds-checked segment access, as the copy was: only the copy's JNI call goes.
+     * Each access is a bounds-checked segment access, as the copy is. From BULK_FROM on, the one call
+     * is cheaper than the words: the kernel reports an IB CM message's whole private-data area (56
+     * bytes in a REQ, 148 in a DREQ, 196 in a REP, 224 in an RTU) whatever the peer sent, so most
+     * events of a connection carry 148-224 bytes, and their word loops were the largest single Java
+     * symbol of a warm connection's user instructions (Decode.copyOut, 7.3 k of 155.6 k in s39-ab1).
+     * PrivateDataCopyHarness under C1 on the host, 2026-11-29, ns per copy out, words against bulk
+     * (min): 16 bytes 32 / 60, 32 bytes 57 / 61, 40 bytes 74 / 63, 56 bytes 97 / 63, 196 bytes
+     * 361 / 66, 224 bytes 396 / 62; copies in alike. So the crossover is between 32 and 40 bytes.
      */
+    static final int BULK_FROM = 40;
 
     /** {@code out.length} bytes of {@code s} from {@code offset} into {@code out}. */
     static void copyOut(MemorySegment s, long offset, byte[] out) {
+        if (out.length >= BULK_FROM) {
+            MemorySegment.copy(s, JAVA_BYTE, offset, out, 0, out.length);
+        } else {
+            copyOutByWords(s, offset, out);
+        }
+    }
+
+    /** {@link #copyOut}'s words, at any length (the harness measures it beside the bulk copy). */
+    static void copyOutByWords(MemorySegment s, long offset, byte[] out) {
         int len = out.length;
         if (len < 8) {
             for (int i = 0; i < len; i++) {
@@ -106,6 +123,15 @@ public final class Decode {
 
     /** All of {@code in} into {@code s} from {@code offset}. */
     static void copyIn(byte[] in, MemorySegment s, long offset) {
+        if (in.length >= BULK_FROM) {
+            MemorySegment.copy(in, 0, s, JAVA_BYTE, offset, in.length);
+        } else {
+            copyInByWords(in, s, offset);
+        }
+    }
+
+    /** {@link #copyIn}'s words, at any length. */
+    static void copyInByWords(byte[] in, MemorySegment s, long offset) {
         int len = in.length;
         if (len < 8) {
             for (int i = 0; i < len; i++) {
