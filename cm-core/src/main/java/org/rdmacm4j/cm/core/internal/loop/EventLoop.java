@@ -281,7 +281,7 @@ public final class EventLoop {
         try {
             turnNanos = clock.getAsLong();
             while (!stopRequested) {
-                runTurn();
+                runTurns();
             }
             closeDoor();
             turnNanos = clock.getAsLong();
@@ -311,13 +311,16 @@ public final class EventLoop {
     }
 
     /**
-     * One turn of the loop. A method of its own, not the body of {@link #loop}'s {@code while}:
-     * the loop method is entered once, so C1 (the launchers' JIT) compiles it only by on-stack
-     * replacement, after some 60,000 back edges, i.e. turns; in the guest a warm connection's cycle
-     * is about four turns, so the body ran interpreted for the first ~15,000 connections (1.3 % of
-     * the process's CPU samples in a warm cycle, docs/benchmarks.md). As a method it is compiled
-     * after a few hundred calls, like any other.
+     * Up to 32 turns (fewer if a stop is asked for), so that the loop C1 leaves interpreted iterates
+     * once per 32 turns (docs/architecture.md, "A library thread's loop calls one method per batch").
      */
+    private void runTurns() {
+        for (int i = 0; i < 32 && !stopRequested; i++) {
+            runTurn();
+        }
+    }
+
+    /** One turn of the loop: wait, events, answers, tasks, timers. */
     private void runTurn() {
         // Two clock reads per turn (see turnNanos): the wait is measured from the second
         // read of the last turn, which only fired timers since.

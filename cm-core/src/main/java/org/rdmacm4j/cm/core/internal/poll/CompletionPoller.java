@@ -225,13 +225,27 @@ public final class CompletionPoller implements PollerCommands {
 
     private void loop() {
         while (!stopping) {
-            if (!pollOnce()) {
+            if (!pollSome()) {
                 return;   // epoll_wait failed (logged): the thread ends; stop() answers what is queued
             }
         }
         // Anything still queued is answered so that no dispatcher wait is left hanging (stop() runs
         // what comes after this).
         runQueued("a poller command failed while stopping");
+    }
+
+    /**
+     * Up to 32 {@link #pollOnce} turns, fewer if stopping; false as soon as one fails. What
+     * {@link #loop} calls, so that the loop left in the interpreter runs one iteration per batch, as
+     * the dispatcher's {@code EventLoop.runTurns} does (why there).
+     */
+    private boolean pollSome() {
+        for (int i = 0; i < 32 && !stopping; i++) {
+            if (!pollOnce()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
