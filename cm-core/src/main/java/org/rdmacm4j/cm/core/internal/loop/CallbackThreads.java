@@ -201,16 +201,26 @@ public final class CallbackThreads implements Executor {
             try {
                 Runnable task = first;
                 while (task != null) {
-                    runOne(task);
-                    // Idle before the task counts as finished: whoever sees it finished (a test, the
-                    // next task of a burst) finds this worker ready rather than starting another.
-                    boolean waiting = goIdle();
-                    finished();
-                    task = waiting ? awaitNext() : null;
+                    task = runThenAwaitNext(task);
                 }
             } finally {
                 threads.decrementAndGet();
             }
+        }
+
+        /**
+         * One iteration of {@link #run}'s loop: runs {@code task}, then waits for the next one (null:
+         * the worker ends). A method of its own because {@code run} is entered once and so stays
+         * interpreted under C1, where each call it makes into compiled code costs (one call per task
+         * now, not four: see EventLoop.runTurns).
+         */
+        private Runnable runThenAwaitNext(Runnable task) {
+            runOne(task);
+            // Idle before the task counts as finished: whoever sees it finished (a test, the next
+            // task of a burst) finds this worker ready rather than starting another.
+            boolean waiting = goIdle();
+            finished();
+            return waiting ? awaitNext() : null;
         }
 
         private void runOne(Runnable task) {
