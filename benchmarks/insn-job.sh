@@ -8,6 +8,9 @@
 #   vfloor  VerbsFloor warm (the verbs module's API)          window: connections FROM..K
 #   cm      CmBench warm (rdmacm4j)                           window: connections FROM..K
 #   cc      ConnectCost (rdmacm4j, W warm-up + K measured)    window: the K measured cycles
+#   csu ctd cmsu cmtd   C's loop and CmBench warm, the window on the storm of N after the K lone
+#           connections instead (BENCH_WINDOW_STORM): its setup (su) or its teardown (td); per
+#           connection of the storm
 # The Java programs run once per jar of JARS ("NAME=JAR ..."), under the launchers' JIT (C1, serial
 # GC); C once per repetition. Env: OUT, CEL, JARS, PROGS, REPS (2), K (2000), FROM (1001), N (500:
 # the storm after the window, outside it), CC_W (1000), CC_K (1000), PAUSE (0 s before each run),
@@ -56,6 +59,11 @@ for rep in $(seq 1 "${REPS:-2}"); do
       run c - "${rep}" $((k - from + 1)) "${CEL:?}" warm "${server}" "${client}" $((port++)) "${k}" "${from}" "${n}"
       continue
     fi
+    half=setup; [[ ${prog} == *td ]] && half=teardown
+    if [[ ${prog} == csu || ${prog} == ctd ]]; then
+      run "${prog}" - "${rep}" "${n}" env BENCH_WINDOW_STORM="${half}" "${CEL:?}" warm "${server}" "${client}" $((port++)) "${k}" "${from}" "${n}"
+      continue
+    fi
     for pair in ${JARS}; do
       v=${pair%%=*}; jar=${pair#*=}
       ve="JAVA_EXTRA_${v}"; read -r -a vextra <<< "${!ve:-}"
@@ -64,6 +72,8 @@ for rep in $(seq 1 "${REPS:-2}"); do
         floor|vfloor|cm)
           main=FfmFloor; [[ ${prog} == vfloor ]] && main=VerbsFloor; [[ ${prog} == cm ]] && main=CmBench
           run "${prog}" "${v}" "${rep}" $((k - from + 1)) java "${vjvm[@]}" -cp "${jar}" "org.rdmacm4j.benchmarks.${main}" warm "${server}" "${client}" $((port++)) "${k}" "${from}" "${n}" ;;
+        cmsu|cmtd) run "${prog}" "${v}" "${rep}" "${n}" env BENCH_WINDOW_STORM="${half}" java "${vjvm[@]}" -cp "${jar}" \
+            org.rdmacm4j.benchmarks.CmBench warm "${server}" "${client}" $((port++)) "${k}" "${from}" "${n}" ;;
         cc) run cc "${v}" "${rep}" "${cck}" java "${vjvm[@]}" -cp "${jar}" org.rdmacm4j.benchmarks.ConnectCost "${server}" "${client}" $((port++)) "${ccw}" "${cck}" ;;
         *) echo "insn-job: unknown program ${prog}" >&2; exit 2 ;;
       esac
