@@ -44,7 +44,7 @@ module_path="${here}/target/classes:$(cat "${cp_file}")"
 # unless RDMACM4J_JAVA_FLAGS says otherwise (word-split; set and empty: the JDK's defaults). The it
 # suite runs the twins with its own JVM's flags (run-it.sh).
 source "${here}/../scripts/jvm-flags.sh"
-if [[ -v RDMACM4J_JAVA_FLAGS ]]; then read -r -a jvm_flags <<< "${RDMACM4J_JAVA_FLAGS}"; else jvm_flags=("${rdmacm4j_launcher_flags[@]}"); fi
+rdmacm4j_jvm_flags
 java_cmd=("${JAVA_HOME}/bin/java" "${jvm_flags[@]}")
 # Every example starts through Launch, which turns RdmaUnavailableException (no RDMA here) into its
 # one-line message naming examples/bin/doctor, and exit status 1.

@@ -23,7 +23,7 @@ if [[ -f "${target}/outside.jar" && -d "${target}/lib" ]]; then
   # The suite's JVM flags (run-it.sh passes them in RDMACM4J_JAVA_FLAGS: none, the JDK's defaults,
   # unless RDMACM4J_IT_JIT=c1); unset, the examples' launcher's (scripts/jvm-flags.sh).
   source "${here}/../../scripts/jvm-flags.sh"
-  if [[ -v RDMACM4J_JAVA_FLAGS ]]; then read -r -a jvm_flags <<< "${RDMACM4J_JAVA_FLAGS}"; else jvm_flags=("${rdmacm4j_launcher_flags[@]}"); fi
+  rdmacm4j_jvm_flags
   timeout -k 5 180 "${java}" "${jvm_flags[@]}" \
     --enable-native-access=org.rdmacm4j.verbs --illegal-native-access=deny \
     --module-path "${target}/outside.jar:${target}/lib" \
