@@ -376,6 +376,7 @@ public final class RdmaCm implements AutoCloseable {
         private Transport transport;   // null: ask the devices (iWARP only if every device is iWARP)
         private boolean prelink = true;
         private int warmUpConnections = WarmUp.DEFAULT_CONNECTIONS;
+        private Duration spareCqIdle = Duration.ofSeconds(1);
         private NativePort port;
         private String name;   // null: "rdmacm4j-" and a serial
 
@@ -458,6 +459,22 @@ public final class RdmaCm implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How long the CQs of a burst of closed connections are kept for the next connections once
+         * none is kept or taken (default 1 s). A device keeps the CQ of a connection that never
+         * posted work (16 always; after a burst, up to 1,024 and never more than the burst had
+         * open): a storm's teardown then destroys no CQ and the next storm creates none. After this
+         * long without a CQ kept or taken, those beyond 16 go, 16 per dispatcher turn.
+         * {@link Duration#ZERO}: at the next turn.
+         */
+        public Builder spareCqIdle(Duration idle) {
+            Objects.requireNonNull(idle, "spareCqIdle");
+            checkArgument(!idle.isNegative() && idle.compareTo(Duration.ofHours(1)) <= 0,
+                    "spareCqIdle must be in [0, 1 h], was %s", idle);
+            this.spareCqIdle = idle;
+            return this;
+        }
+
         /** Names the instance (its logs and JFR events); the warm-up's and the training's own. */
         Builder name(String n) {
             this.name = Objects.requireNonNull(n, "name");
@@ -485,7 +502,7 @@ public final class RdmaCm implements AutoCloseable {
         private NativePort openVerbsPort(String name) {
             try {
                 return VerbsCmPort.open(pollerThreads, name, prelink,
-                        warmUpConnections > 0 ? new WarmUp(warmUpConnections) : null);
+                        warmUpConnections > 0 ? new WarmUp(warmUpConnections) : null, spareCqIdle.toNanos());
             } catch (RdmaException | IllegalStateException | IllegalCallerException e) {
                 RdmaUnavailableException unavailable = unavailable(e);
                 if (unavailable == null) {

@@ -155,6 +155,12 @@ class BadInputTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RdmaCm.builder().historySize(-1)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RdmaCm.builder().callbackExecutor(null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> RdmaCm.builder().spareCqIdle(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("spareCqIdle");
+        assertThatThrownBy(() -> RdmaCm.builder().spareCqIdle(Duration.ofHours(2)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("spareCqIdle");
+        assertThatThrownBy(() -> RdmaCm.builder().spareCqIdle(null)).isInstanceOf(NullPointerException.class);
+        assertThat(RdmaCm.builder().spareCqIdle(Duration.ZERO)).as("zero: the surplus goes at the next turn").isNotNull();
     }
 
     @Test

@@ -29,25 +29,39 @@ import org.rdmacm4j.verbs.ibv.WorkCompletions;
  * kept (a defence: a completion found means it is destroyed as before). Reused, it is as a new one
  * is: empty, unarmed, its channel non-blocking and without events.
  *
- * <p>Bounded: at most {@link #MAX} per device (two per lone connection; a storm's teardown keeps
- * the last ones and destroys the rest). Destroyed, with their channels, when the device is released
- * (before its last bound id's {@code rdma_destroy_id}: the device context outlives them, as it does
- * the PD) and when the port closes. They show in {@code rdma resource show} while the device is
- * held by a bound id (a listener's), and never after.
+ * <p>Bounded: {@link #STEADY} per device for as long as the device is held (two per lone
+ * connection), and up to {@link #KEPT} for a while after a burst: a storm's teardown keeps its CQs
+ * instead of destroying them (on rxe an {@code ibv_destroy_cq} is an ioctl, the ring's unmapping and
+ * the channel's close: about a third of the teardown's kernel work, s41), and the next storm's setup
+ * takes them; once the spares have been left alone for the idle period ({@link SpareTrim}, {@code
+ * RdmaCm.Builder.spareCqIdle}, 1 s by default) those beyond {@link #STEADY} go, the coldest first.
+ * A burst's spares never outnumber the CQs the burst had open at once, so they hold no more memory
+ * or descriptors (a channel's fd each) than the burst did. Destroyed, with their channels, when the
+ * device is released (before its last bound id's {@code rdma_destroy_id}: the device context
+ * outlives them, as it does the PD) and when the port closes. They show in {@code rdma resource
+ * show} while the device is held by a bound id (a listener's), and never after.
  *
  * <p>Threads: the dispatcher's.
  */
 final class CqSpares {
-    /** The most CQs kept per device. */
-    static final int MAX = 16;
+    /** The CQs a device keeps for as long as it is held. */
+    static final int STEADY = 16;
+    /** The most CQs a device keeps after a burst, until {@link SpareTrim} says the surplus goes. */
+    static final int KEPT = 1024;
     private static final System.Logger LOG = System.getLogger("org.rdmacm4j.cm.core");
 
     /** A kept CQ, the size it was asked with, and its completion channel. */
     record Spare(int asked, CompletionChannel channel, CompletionQueue cq) { }
 
-    private final ArrayDeque<Spare> spares = new ArrayDeque<>(MAX);
+    private final ArrayDeque<Spare> spares = new ArrayDeque<>(STEADY);
+    /** The port's, shared by its devices: told of every spare kept or taken. */
+    private final SpareTrim trim;
     /** One entry to poll a CQ empty with, made at the first offer. */
     private WorkCompletions probe;
+
+    CqSpares(SpareTrim trim) {
+        this.trim = trim;
+    }
 
     /** A kept CQ asked with {@code asked} entries, taken out (now the caller's), or null. */
     Spare take(int asked) {
@@ -55,6 +69,7 @@ final class CqSpares {
             Spare s = it.next();
             if (s.asked() == asked) {
                 it.remove();
+                trim.changed(false);
                 return s;
             }
         }
@@ -67,7 +82,7 @@ final class CqSpares {
      * still owns and destroys them. The caller guarantees no poller ever saw the CQ and its QP is gone.
      */
     boolean offer(int asked, CompletionChannel channel, CompletionQueue cq) {
-        if (spares.size() >= MAX || channel == null || cq.channel() != channel || cq.unackedEvents() != 0) {
+        if (spares.size() >= KEPT || channel == null || cq.channel() != channel || cq.unackedEvents() != 0) {
             return false;
         }
         try {
@@ -83,7 +98,23 @@ final class CqSpares {
             return false;
         }
         spares.push(new Spare(asked, channel, cq));   // last in, first out: the warmest mapping first
+        trim.changed(spares.size() > STEADY);
         return true;
+    }
+
+    /**
+     * Destroys up to {@code max} of the spares beyond {@link #STEADY}, the coldest (longest kept)
+     * first; returns how many it destroyed.
+     */
+    int trimSurplus(int max) {
+        int destroyed = 0;
+        while (destroyed < max && spares.size() > STEADY) {
+            Spare s = spares.pollLast();
+            closeQuietly(s.cq());
+            closeQuietly(s.channel());
+            destroyed++;
+        }
+        return destroyed;
     }
 
     /** How many CQs are kept now. */

@@ -17,11 +17,12 @@ final class Device {
     final ProtectionDomain pd;
     final SlotPool pool;
     /** CQs of finished connections kept for the next QP on the device. */
-    final CqSpares spares = new CqSpares();
+    final CqSpares spares;
     final long token;
     int users;
 
-    Device(CmDevices snapshot, DeviceContext context, long token) {
+    Device(CmDevices snapshot, DeviceContext context, long token, SpareTrim trim) {
+        this.spares = new CqSpares(trim);
         this.snapshot = snapshot;
         this.context = context;
         this.pd = context.allocatePd();

@@ -65,10 +65,27 @@ final class Devices {
     private long lastIwarpHandle;
     private boolean lastIwarp;
     private long nextDeviceToken = 100;
+    /** When the devices' spare CQs beyond the steady number go (shared by every device's CqSpares). */
+    final SpareTrim spareTrim;
 
-    Devices(Epoll epoll, Map<CmId, VerbsId> ids) {
+    Devices(Epoll epoll, Map<CmId, VerbsId> ids, SpareTrim spareTrim) {
         this.epoll = epoll;
         this.bound = new BoundIds<>(ids.values(), VerbsId::boundToDevice);
+        this.spareTrim = spareTrim;
+    }
+
+    /**
+     * Destroys up to {@code batch} spare CQs beyond the steady number, device by device, and tells
+     * {@link #spareTrim} whether any device still holds a surplus.
+     */
+    void trimSpares(int batch) {
+        int budget = batch;   // one batch per turn over all devices
+        boolean left = false;
+        for (Device d : devices.values()) {
+            budget -= d.spares.trimSurplus(budget);
+            left |= d.spares.size() > CqSpares.STEADY;
+        }
+        spareTrim.trimmed(left);
     }
 
     /** The devices open now, as a copy (their async events are drained while ids come and go). */
@@ -116,7 +133,7 @@ final class Devices {
                         "the id's device is not in rdma_get_devices' list", null);
             }
             try {
-                dev = new Device(snapshot, ctx, nextDeviceToken++);
+                dev = new Device(snapshot, ctx, nextDeviceToken++, spareTrim);
                 ctx.setAsyncNonBlocking(true);
                 epoll.add(ctx.asyncFd(), dev.token);
             } catch (RdmaException e) {

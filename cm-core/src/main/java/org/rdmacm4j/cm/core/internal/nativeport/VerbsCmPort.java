@@ -77,7 +77,7 @@ public final class VerbsCmPort implements NativePort {
     private final LongPredicate holdsAnything = this::holdsAnythingOn;
     private EventSink sink;
 
-    private VerbsCmPort(int pollerThreads, String name, boolean prelink, Runnable warmUp) {
+    private VerbsCmPort(int pollerThreads, String name, boolean prelink, Runnable warmUp, long spareCqIdleNanos) {
         this.channel = CmEventChannel.create();
         if (prelink) {
             // After the first native call succeeded (RDMA is usable here), before the rest of open():
@@ -89,7 +89,7 @@ public final class VerbsCmPort implements NativePort {
         this.wake = EventFd.create();
         epoll.add(channel.fd(), TOKEN_CM);
         epoll.add(wake.fd(), TOKEN_WAKE);
-        this.devices = new Devices(epoll, ids);
+        this.devices = new Devices(epoll, ids, new SpareTrim(spareCqIdleNanos));
         this.pollers = new CompletionPollers(pollerThreads, name);
         this.queuePairs = new QueuePairs(pollers, devices, leaks);
         this.events = new CmEvents(channel, ids, devices, queuePairs, deviceLoss);
@@ -97,11 +97,13 @@ public final class VerbsCmPort implements NativePort {
 
     /**
      * Opens the event channel, epoll and pollers, and unless {@code prelink} is false starts the
-     * process's {@link Prelinker}, which runs {@code warmUp} (if not null) once it has linked.
-     * Throws IllegalStateException if librdmacm is missing.
+     * process's {@link Prelinker}, which runs {@code warmUp} (if not null) once it has linked. The
+     * spare CQs a burst leaves beyond the steady number go once the spares have been left alone for
+     * {@code spareCqIdleNanos} ({@link SpareTrim}). Throws IllegalStateException if librdmacm is missing.
      */
-    public static VerbsCmPort open(int pollerThreads, String name, boolean prelink, Runnable warmUp) {
-        return new VerbsCmPort(pollerThreads, name, prelink, warmUp);
+    public static VerbsCmPort open(int pollerThreads, String name, boolean prelink, Runnable warmUp,
+                                   long spareCqIdleNanos) {
+        return new VerbsCmPort(pollerThreads, name, prelink, warmUp, spareCqIdleNanos);
     }
 
     // ------------------------------------------------------------------ waiting and events
@@ -119,6 +121,9 @@ public final class VerbsCmPort implements NativePort {
 
     @Override
     public void await(long timeoutNanos) {
+        if (devices.spareTrim.hasSurplus()) {   // wake when a burst's spare CQs are due to go
+            timeoutNanos = devices.spareTrim.boundWait(System.nanoTime(), timeoutNanos);
+        }
         long ms = timeoutNanos <= 0 ? 0 : Math.max(1, (timeoutNanos + 999_999) / 1_000_000);
         int n = epoll.await(ms);
         boolean w = false;
@@ -154,7 +159,11 @@ public final class VerbsCmPort implements NativePort {
         events.drain(s, cmReady, asyncReady);
         cmReady = false;
         asyncReady = false;
-        deviceLoss.tick(System.nanoTime(), holdsAnything);
+        long now = System.nanoTime();
+        deviceLoss.tick(now, holdsAnything);
+        if (devices.spareTrim.due(now)) {
+            devices.trimSpares(SpareTrim.BATCH);
+        }
     }
 
     /**
