@@ -19,8 +19,9 @@
 #      BENCH_STORM_N (200), BENCH_RPING_COUNT (2000), BENCH_UCMATOSE_COUNT (8000),
 #      BENCH_PINGPONG_WARMUP (1000) and BENCH_PINGPONG_COUNT (5000): untimed and timed round trips,
 #      BENCH_WARM_K (2000), BENCH_WARM_FROM (1001), BENCH_WARM_STORM_N (500), BENCH_JITS ("c1 jdk";
-#      also c1hot: c1 with -XX:CompileThresholdScaling=0.05, and c1inl: c1 with BENCH_C1INL_FLAGS, passed on
-#      to the guest, default C1's inlining limits raised; see guest-driver.sh), BENCH_FLOORS ("floor
+#      also c1hot: c1 with -XX:CompileThresholdScaling=0.05, c1inl: c1 with BENCH_C1INL_FLAGS, passed on
+#      to the guest, default C1's inlining limits raised, c1mhc: the launchers' flags before s40, c1aot:
+#      c1 with the build's AOT cache as examples/launch.sh runs it; see guest-driver.sh), BENCH_FLOORS ("floor
 #      vfloor": the warm group also runs FfmFloor, C's loop in Java over raw FFM with no framework, as
 #      floor-c1, and VerbsFloor, the same loop over the verbs module, as vfloor-c1; "" for neither),
 #      BENCH_JDK_REPS (1: the repetitions that also run the JITs other than c1; ~8 min each):
