@@ -11,7 +11,8 @@
 # Writes OUT/ab.txt ("rREP NAME FIRST_US"); summary: python3 benchmarks/cold_ab_summary.py OUT/ab.txt
 set -u
 OUT=$1; REPS=${REPS:-5}; [[ -f $OUT/reps ]] && REPS=$(cat $OUT/reps)
-C1="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED"
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/jvm-flags.sh"   # the launchers' flags, as the cold group runs them
+C1="${rdmacm4j_launcher_flags[*]} --enable-native-access=ALL-UNNAMED"
 port=25000
 [[ -f $OUT/variants ]] && VARIANTS=$(cat $OUT/variants)
 read -r -a vs <<< "$VARIANTS"
@@ -21,10 +22,16 @@ for v in "${vs[@]}"; do
 done
 $OUT/bin/cm_event_loop latency 192.0.2.1 192.0.2.3 $((port++)) 1 > /dev/null 2>&1
 run_v() {
-  local v=$1 r=$2 name rest flags f
+  local v=$1 r=$2 name rest flags f w words=()
   name=${v%%=*}; rest=${v#*=}; flags=${rest#*:}
-  flags=${flags//AOT/-XX:AOTCache=/tmp/c/$name/benchmarks.aot -Xlog:aot=info:file=$OUT/$name-r$r.aot}
-  flags=${flags//LOG/$OUT/$name-r$r}; flags=${flags//\~/ }
+  # ~-separated words: a word that is exactly AOT maps the cache (a flag such as -XX:AOTMode=on
+  # passes unchanged; s41-coldab's first run substituted inside it), LOG anywhere in a word is the log prefix
+  IFS='~' read -r -a words <<< "$flags"
+  flags=""
+  for w in "${words[@]}"; do
+    [[ $w == AOT ]] && w="-XX:AOTCache=/tmp/c/$name/benchmarks.aot -Xlog:aot=info:file=$OUT/$name-r$r.aot"
+    flags+="${w//LOG/$OUT/$name-r$r} "
+  done
   f=$OUT/$name-r$r.txt
   timeout -k 5 300 java $C1 $flags -cp /tmp/c/$name/benchmarks.jar org.rdmacm4j.benchmarks.CmBench latency 192.0.2.1 192.0.2.3 $((port++)) 3 > $f 2>&1
   echo "r$r $name $(grep '^latency_us 0' $f | awk '{print $3}')"
