@@ -22,7 +22,8 @@
 # later, docs/benchmarks.md "The JIT that had not settled"), c1inl = c1 with C1's inlining limits raised
 # (BENCH_C1INL_FLAGS, default -XX:C1MaxInlineSize=70 -XX:C1InlineStackLimit=10); all with the
 # launchers' -XX:+UseSerialGC), c1mhc = c1 without -Djava.lang.invoke.MethodHandle.CUSTOMIZE_THRESHOLD=-1
-# (the launchers' flags before s40), c1aot = c1 with the build's AOT cache (BENCH_AOT_CACHE), as
+# (the launchers' flags before s40), c1cc2 = c1 with two C1 compiler threads (-XX:CICompilerCount=2),
+# c1aot = c1 with the build's AOT cache (BENCH_AOT_CACHE), as
 # examples/launch.sh runs the examples (-XX:AOTMode=on: a run that cannot map it fails, not runs cold).
 set -uo pipefail
 repo=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
@@ -68,7 +69,8 @@ java_jit() {
       [[ -f /tmp/cold/benchmarks.aot ]] || { note "c1aot: no AOT cache for ${jar} (BENCH_AOT_CACHE)"; return 1; }
       echo java "${c1[@]}" -XX:AOTCache=/tmp/cold/benchmarks.aot -XX:AOTMode=on --enable-native-access=ALL-UNNAMED \
         -cp /tmp/cold/benchmarks.jar ;;
-    *) note "BENCH_JITS: unknown JIT setting $1 (known: c1 c1aot jdk c1hot c1mn c1inl c1mhc)"; return 1 ;;
+    c1cc2) echo java "${c1[@]}" -XX:CICompilerCount=2 --enable-native-access=ALL-UNNAMED -cp "${jar}" ;;
+    *) note "BENCH_JITS: unknown JIT setting $1 (known: c1 c1aot c1cc2 jdk c1hot c1mn c1inl c1mhc)"; return 1 ;;
   esac
 }
 # twin NAME: the examples' launcher command (examples/bin/NAME), on run-all.sh's copy of the
@@ -106,6 +108,7 @@ port=20000
   echo "jit_c1mn ${c1[*]} -Xmn96m (the launchers' flags with a 96 MB young generation)"
   echo "jit_c1inl ${c1[*]} ${c1inl_flags} (C1 inlining bigger methods, deeper)"
   echo "jit_c1mhc ${c1mhc[*]} (the launchers' flags before s40: method handles customized after 128 calls)"
+  echo "jit_c1cc2 ${c1[*]} -XX:CICompilerCount=2 (two C1 compiler threads instead of one: the queue drains sooner in the warm-up)"
   echo "jit_c1aot ${c1[*]} -XX:AOTCache=<the build's cache> -XX:AOTMode=on (the launchers' JVM: examples/launch.sh maps the build's cache; the JVM exits if it cannot)"
   echo "warm K=${BENCH_WARM_K:-2000} FROM=${BENCH_WARM_FROM:-1001} STORM_N=${BENCH_WARM_STORM_N:-500}"
   echo "perf $(perf --version 2>/dev/null || echo none)"
