@@ -39,8 +39,7 @@ class CqSparesIT {
         long atRest = count("cq");
         long qpsAtRest = count("qp");
         try (RdmaCm cm = RdmaCm.open(); SendRequests wr = SendRequests.allocate(1, 1)) {
-            var server = new CmFixtures.AcceptingServer(cm, ListenOptions.defaults(), ConnectionHandler.none(),
-                    AcceptOptions.defaults().raw());
+            var server = rawServer(cm);
             ConnectOptions raw = ConnectOptions.builder().raw().build();
 
             // 1. A raw connection on which nothing is posted, closed: both ends' CQs stay, as spares.
