@@ -392,7 +392,11 @@ public final class RdmaCm implements AutoCloseable {
         /**
          * Where callbacks and future completions run (default: reused daemon worker threads, a new one
          * whenever none is idle so a blocking callback holds up no other connection, owned and shut
-         * down by the RdmaCm). Callbacks of one connection stay ordered on any executor.
+         * down by the RdmaCm). Callbacks of one connection stay ordered on any executor. An executor
+         * that runs each task where it is given ({@code Runnable::run}) puts callbacks and dependent
+         * stages on the dispatcher, as a C event loop reacts to events: they must then not block (a
+         * blocking rdmacm4j call there throws IllegalStateException) and a slow one delays every
+         * connection's events (docs/api.md).
          */
         public Builder callbackExecutor(Executor executor) {
             this.executor = Objects.requireNonNull(executor, "executor");
