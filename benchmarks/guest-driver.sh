@@ -24,7 +24,11 @@
 # launchers' -XX:+UseSerialGC), c1mhc = c1 without -Djava.lang.invoke.MethodHandle.CUSTOMIZE_THRESHOLD=-1
 # (the launchers' flags before s40), c1cc2 = c1 with two C1 compiler threads (-XX:CICompilerCount=2),
 # c1aot = c1 with the build's AOT cache (BENCH_AOT_CACHE), as
-# examples/launch.sh runs the examples (-XX:AOTMode=on: a run that cannot map it fails, not runs cold).
+# examples/launch.sh runs the examples (-XX:AOTMode=on: a run that cannot map it fails, not runs cold),
+# c1cb = c1 with the warm group's lone connections driven from callbacks (not a JIT setting, a program
+# shape: CmBench -Drdmacm4j.bench.driver=callbacks, each connection started from the callback that saw
+# the one before it closed, on the dispatcher with a direct callback executor, as C's loop reacts to
+# events; c1 is the blocking caller's form).
 set -uo pipefail
 repo=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 : "${OUT:?}" "${CM_LOOP:?}"
@@ -70,7 +74,9 @@ java_jit() {
       echo java "${c1[@]}" -XX:AOTCache=/tmp/cold/benchmarks.aot -XX:AOTMode=on --enable-native-access=ALL-UNNAMED \
         -cp /tmp/cold/benchmarks.jar ;;
     c1cc2) echo java "${c1[@]}" -XX:CICompilerCount=2 --enable-native-access=ALL-UNNAMED -cp "${jar}" ;;
-    *) note "BENCH_JITS: unknown JIT setting $1 (known: c1 c1aot c1cc2 jdk c1hot c1mn c1inl c1mhc)"; return 1 ;;
+    c1cb)   # not a JIT setting: c1, the warm group's lone connections driven from callbacks on the dispatcher
+      echo java "${c1[@]}" -Drdmacm4j.bench.driver=callbacks --enable-native-access=ALL-UNNAMED -cp "${jar}" ;;
+    *) note "BENCH_JITS: unknown JIT setting $1 (known: c1 c1aot c1cc2 c1cb jdk c1hot c1mn c1inl c1mhc)"; return 1 ;;
   esac
 }
 # twin NAME: the examples' launcher command (examples/bin/NAME), on run-all.sh's copy of the
@@ -109,6 +115,7 @@ port=20000
   echo "jit_c1inl ${c1[*]} ${c1inl_flags} (C1 inlining bigger methods, deeper)"
   echo "jit_c1mhc ${c1mhc[*]} (the launchers' flags before s40: method handles customized after 128 calls)"
   echo "jit_c1cc2 ${c1[*]} -XX:CICompilerCount=2 (two C1 compiler threads instead of one: the queue drains sooner in the warm-up)"
+  echo "jit_c1cb ${c1[*]} -Drdmacm4j.bench.driver=callbacks (not a JIT setting: the warm group's lone connections driven from callbacks on the dispatcher; the storm from the caller as in c1, its callbacks direct too)"
   echo "jit_c1aot ${c1[*]} -XX:AOTCache=<the build's cache> -XX:AOTMode=on (the launchers' JVM: examples/launch.sh maps the build's cache; the JVM exits if it cannot)"
   echo "warm K=${BENCH_WARM_K:-2000} FROM=${BENCH_WARM_FROM:-1001} STORM_N=${BENCH_WARM_STORM_N:-500}"
   echo "perf $(perf --version 2>/dev/null || echo none)"

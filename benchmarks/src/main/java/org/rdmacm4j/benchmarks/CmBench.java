@@ -56,7 +56,10 @@ import org.rdmacm4j.cm.core.RequestHandler;
  *     process's CPU time and its threads' run and run-queue wait per connection and switches perf on
  *     and off around them; {@code BENCH_WINDOW_STORM=1} puts the window around the storm instead ({@code =setup}, {@code =teardown}: one half of it). A
  *     window of at most 5 lone connections also prints each one's caller-side monotonic
- *     timestamps ({@code mark ...}) and both ends' histories, for the timeline.</li>
+ *     timestamps ({@code mark ...}) and both ends' histories, for the timeline. With
+ *     {@code -Drdmacm4j.bench.driver=callbacks} the lone connections are driven from their own
+ *     callbacks on the dispatcher ({@link LoneChain}, a direct callback executor), the shape of C's
+ *     loop; the default is a blocking caller.</li>
  * <li>{@code writebw SERVER CLIENT PORT SIZE COUNT WINDOW}: COUNT RDMA WRITEs of SIZE bytes, WINDOW in
  *     flight; prints {@code MB/s X} (10^6 bytes per second, as ib_write_bw).</li>
  * <li>{@code pingpong server BIND PORT SIZE | pingpong client SERVER BIND PORT SIZE WARMUP COUNT}: the
@@ -200,9 +203,12 @@ public final class CmBench {
      * are daemons and the process ends with the benchmark.
      */
     private static Executor callbackExecutor() {
-        String c = System.getProperty("rdmacm4j.bench.callbacks", "library");
+        String c = System.getProperty("rdmacm4j.bench.callbacks", DRIVE_FROM_CALLBACKS ? "direct" : "library");
+        checkArgument(!DRIVE_FROM_CALLBACKS || c.equals("direct"),
+                "rdmacm4j.bench.driver=callbacks runs its callbacks where they are given (callbacks=direct), not %s", c);
         return switch (c) {
             case "library" -> null;
+            case "direct" -> new Direct();
             case "counted" -> {
                 Executor virtual = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("bench-callback").factory());
                 Runtime.getRuntime().addShutdownHook(new Thread(
@@ -215,16 +221,78 @@ public final class CmBench {
             case "platform" -> Executors.newSingleThreadExecutor(
                     Thread.ofPlatform().name("bench-callback").daemon(true).factory());
             default -> throw new IllegalArgumentException(
-                    "rdmacm4j.bench.callbacks must be library, counted or platform, not " + c);
+                    "rdmacm4j.bench.callbacks must be library, direct, counted or platform, not " + c);
+        };
+    }
+
+    /**
+     * Runs each callback task where it is given: on the dispatcher for what the dispatcher completes
+     * (docs/api.md, "Where callbacks and future completions run": the application's choice, its
+     * callbacks must not block). A named class: no lambda spun at the first callback.
+     */
+    private static final class Direct implements Executor {
+        @Override
+        public void execute(Runnable task) {
+            task.run();
+        }
+    }
+
+    /**
+     * How the warm group's lone connections are driven, {@code -Drdmacm4j.bench.driver=}: {@code caller}
+     * (the default: the main thread connects, waits for the future, takes the accepted end, closes and
+     * waits for both ends, as an application's blocking caller does) or {@code callbacks} (each
+     * connection started from the callback that saw the one before it closed, on the dispatcher with
+     * a direct callback executor, as C's event loop reacts to events: {@link LoneChain}).
+     */
+    static final boolean DRIVE_FROM_CALLBACKS = driveFromCallbacks();
+
+    static boolean driveFromCallbacks() {
+        String d = System.getProperty("rdmacm4j.bench.driver", "caller");
+        return switch (d) {
+            case "caller" -> false;
+            case "callbacks" -> true;
+            default -> throw new IllegalArgumentException("rdmacm4j.bench.driver must be caller or callbacks, not " + d);
         };
     }
 
     /** A listener that accepts every request raw with cmtime's QP and collects the accepted ends. */
     private static RdmaListener acceptAll(RdmaCm cm, InetSocketAddress at, int pending,
                                           java.util.Queue<RdmaConnection> accepted) {
+        return acceptAll(cm, at, pending, new Routed(accepted));
+    }
+
+    /** As above, the accepted ends given to {@code ends}. */
+    private static RdmaListener acceptAll(RdmaCm cm, InetSocketAddress at, int pending, Routed ends) {
         return cm.listen(at, ListenOptions.defaults().withBacklog(Math.max(128, pending))
                 .withMaxPendingRequests(Math.max(128, pending)).withDecisionOnDispatcher(DECIDE_ON_DISPATCHER),
-                new AcceptInto(accepted));
+                new AcceptInto(ends));
+    }
+
+    /**
+     * Where the accepted ends go: to {@code chain} while one is set (a {@link LoneChain} segment), else
+     * into the queue the caller-driven loops take them from.
+     */
+    private static final class Routed implements java.util.function.Consumer<RdmaConnection> {
+        private final java.util.Queue<RdmaConnection> queue;
+        private volatile java.util.function.Consumer<RdmaConnection> chain;
+
+        Routed(java.util.Queue<RdmaConnection> queue) {
+            this.queue = queue;
+        }
+
+        void chain(java.util.function.Consumer<RdmaConnection> to) {
+            chain = to;
+        }
+
+        @Override
+        public void accept(RdmaConnection c) {
+            var to = chain;
+            if (to != null) {
+                to.accept(c);
+            } else {
+                queue.add(c);
+            }
+        }
     }
 
     /**
@@ -232,7 +300,7 @@ public final class CmBench {
      * lambda and a method reference, which a process spun at its first request, inside the cold
      * group's first connection (s36-cold-ab1's traces).
      */
-    private record AcceptInto(java.util.Queue<RdmaConnection> accepted) implements RequestHandler,
+    private record AcceptInto(Routed accepted) implements RequestHandler,
             java.util.function.Consumer<RdmaConnection> {
         private static final AcceptOptions OPTIONS = AcceptOptions.defaults().raw().qp(CMTIME_QP);
 
@@ -243,7 +311,7 @@ public final class CmBench {
 
         @Override
         public void accept(RdmaConnection c) {
-            accepted.add(c);
+            accepted.accept(c);
         }
     }
 
@@ -370,8 +438,9 @@ public final class CmBench {
         boolean windowOnStorm = stormWindow != StormWindow.NONE;
         boolean marks = !windowOnStorm && k - windowFrom + 1 <= 5;
         var accepted = new LinkedBlockingQueue<RdmaConnection>();
+        var ends = new Routed(accepted);
         try (RdmaCm cm = openRdmaCm()) {
-            RdmaListener l = acceptAll(cm, at, n, accepted);
+            RdmaListener l = acceptAll(cm, at, n, ends);
             ConnectOptions options = raw(from);
             Window w = null;
             // Each connection's times are kept and printed once the lone connections are done, not
@@ -382,7 +451,10 @@ public final class CmBench {
             long[][] times = new long[k][];
             int done = 0;
             try {
-                for (int i = 0; i < k; i++) {
+                if (DRIVE_FROM_CALLBACKS) {
+                    done = chained(cm, at, options, ends, times, k, windowOnStorm ? k + 1 : windowFrom);
+                }
+                for (int i = done; i < k; i++) {
                     if (i == windowFrom - 1 && !windowOnStorm) {
                         w = Window.open();
                     }
@@ -401,6 +473,30 @@ public final class CmBench {
             long[] t = reported("warm storm", l, cm, () -> stormOnce(cm, at, options, n, accepted, stormWindow));
             System.out.printf("storm n %d setup_s %.6f teardown_s %.6f%n", n, t[0] / 1e9, t[1] / 1e9);
             await(l.close());
+        }
+    }
+
+    /**
+     * The warm group's K lone connections driven from callbacks ({@link LoneChain}): connections
+     * before {@code windowFrom}, then the window's (opened and closed on this thread, between two
+     * segments); returns K. A failure names the connection; {@code times} holds those that finished.
+     */
+    private static int chained(RdmaCm cm, InetSocketAddress at, ConnectOptions options, Routed ends,
+                               long[][] times, int k, int windowFrom) throws Exception {
+        var chain = new LoneChain(cm, at, options, times);
+        ends.chain(chain.serverEnds());
+        try {
+            int first = Math.min(windowFrom - 1, k);
+            chain.run(0, first, WAIT_S);
+            if (first < k) {
+                Window w = Window.open();
+                chain.run(first, k, WAIT_S);
+                w.close(k - first);
+            }
+            System.out.println("chain stages_on_caller " + chain.stagesOnCaller() + " of " + 4L * k);
+            return k;
+        } finally {
+            ends.chain(null);
         }
     }
 
