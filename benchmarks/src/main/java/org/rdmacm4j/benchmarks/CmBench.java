@@ -58,8 +58,9 @@ import org.rdmacm4j.cm.core.RequestHandler;
  *     window of at most 5 lone connections also prints each one's caller-side monotonic
  *     timestamps ({@code mark ...}) and both ends' histories, for the timeline. With
  *     {@code -Drdmacm4j.bench.driver=callbacks} the lone connections are driven from their own
- *     callbacks on the dispatcher ({@link LoneChain}, a direct callback executor), the shape of C's
- *     loop; the default is a blocking caller.</li>
+ *     callbacks on the dispatcher ({@link LoneChain}, a direct callback executor) and the storm's
+ *     ends counted by callbacks ({@link StormChain}), the shape of C's loop; the default is a
+ *     blocking caller.</li>
  * <li>{@code writebw SERVER CLIENT PORT SIZE COUNT WINDOW}: COUNT RDMA WRITEs of SIZE bytes, WINDOW in
  *     flight; prints {@code MB/s X} (10^6 bytes per second, as ib_write_bw).</li>
  * <li>{@code pingpong server BIND PORT SIZE | pingpong client SERVER BIND PORT SIZE WARMUP COUNT}: the
@@ -321,10 +322,13 @@ public final class CmBench {
 
     private static void storm(InetSocketAddress at, InetSocketAddress from, int n) throws Exception {
         var accepted = new LinkedBlockingQueue<RdmaConnection>();
+        var ends = new Routed(accepted);
         try (RdmaCm cm = openRdmaCm()) {
-            RdmaListener l = acceptAll(cm, at, n, accepted);
+            RdmaListener l = acceptAll(cm, at, n, ends);
             long events0 = cm.statistics().cmEvents();
-            long[] t = reported("storm", l, cm, () -> stormOnce(cm, at, raw(from), n, accepted, StormWindow.NONE));
+            long[] t = reported("storm", l, cm, () -> DRIVE_FROM_CALLBACKS
+                    ? stormChained(cm, at, raw(from), n, ends, StormWindow.NONE)
+                    : stormOnce(cm, at, raw(from), n, accepted, StormWindow.NONE));
             long events = cm.statistics().cmEvents() - events0;
             double s = (t[0] + t[1]) / 1e9;
             System.out.printf("events %d seconds %.6f events/s %.1f%n", events, s, events / s);
@@ -399,6 +403,36 @@ public final class CmBench {
         return new long[] {t1 - t0, t2 - t1};
     }
 
+    /**
+     * {@link #stormOnce}'s storm with its ends counted by callbacks ({@link StormChain}): the caller
+     * starts the N connects and waits once for all 2N ends, then closes the N client ends and waits
+     * once for all 2N closed; {setup, teardown} ns as stormOnce measures them.
+     */
+    private static long[] stormChained(RdmaCm cm, InetSocketAddress at, ConnectOptions options, int n,
+                                       Routed ends, StormWindow window) throws Exception {
+        var storm = new StormChain(cm, at, options, n);
+        ends.chain(storm.serverEnds());
+        try {
+            Window w = window == StormWindow.WHOLE || window == StormWindow.SETUP ? Window.open() : null;
+            long t0 = System.nanoTime();
+            storm.setUp(WAIT_S);
+            long t1 = System.nanoTime();
+            if (window == StormWindow.SETUP) {
+                w.close(n);
+            } else if (window == StormWindow.TEARDOWN) {
+                w = Window.open();
+            }
+            storm.tearDown(WAIT_S);
+            long t2 = System.nanoTime();
+            if (window == StormWindow.WHOLE || window == StormWindow.TEARDOWN) {
+                w.close(n);
+            }
+            return new long[] {t1 - t0, t2 - t1};
+        } finally {
+            ends.chain(null);
+        }
+    }
+
     /** One lone connection, both ends closed before it returns; {connect called, connected, close called, closed (both ends)} ns. */
     private static long[] lone(RdmaCm cm, InetSocketAddress at, ConnectOptions options,
                                BlockingQueue<RdmaConnection> accepted, int i, boolean histories)
@@ -470,7 +504,9 @@ public final class CmBench {
             } finally {
                 printLone(times, done, marks ? windowFrom - 1 : k);
             }
-            long[] t = reported("warm storm", l, cm, () -> stormOnce(cm, at, options, n, accepted, stormWindow));
+            long[] t = reported("warm storm", l, cm, () -> DRIVE_FROM_CALLBACKS
+                    ? stormChained(cm, at, options, n, ends, stormWindow)
+                    : stormOnce(cm, at, options, n, accepted, stormWindow));
             System.out.printf("storm n %d setup_s %.6f teardown_s %.6f%n", n, t[0] / 1e9, t[1] / 1e9);
             await(l.close());
         }

@@ -37,13 +37,15 @@ final class Window {
     private final Map<Integer, Sched> threads;
     private final long gcs;
     private final long jitMs;
+    private final long uptimeMs;
+    private final long openCpuMs;
 
     private Window() throws IOException {
         long[] before = processCpuTicks();
         printInfinibandFds();
         // the JVM's own clock (-XX:+PrintCompilation's, -Xlog's uptime), to place its lines in the
         // window; read before the window (the first read loads the management classes)
-        long uptimeMs = ManagementFactory.getRuntimeMXBean().getUptime();
+        uptimeMs = ManagementFactory.getRuntimeMXBean().getUptime();
         gcs = gcCount();
         jitMs = ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
         // The CPU times last, after the management classes' first load and the threads' /proc
@@ -54,11 +56,9 @@ final class Window {
         cpu = processCpuTicks();
         perf("enable\n");
         InsnMark.open();
+        openCpuMs = (cpu[0] + cpu[1] - before[0] - before[1]) * 1000 / USER_HZ;
         startNanos = System.nanoTime();
-        System.out.println("window_start_monotonic_ns " + startNanos);
-        System.out.println("window_start_jvm_uptime_ms " + uptimeMs);
-        // what opening the window cost the process before its CPU times were read (not in the window)
-        System.out.println("window_open_cpu_ms " + (cpu[0] + cpu[1] - before[0] - before[1]) * 1000 / USER_HZ);
+        // nothing printed until close: a line is write(2)s through 9p in the guest, inside the window
     }
 
     static Window open() throws IOException {
@@ -72,6 +72,10 @@ final class Window {
         perf("disable\n");
         long[] cpuNow = processCpuTicks();
         Map<Integer, Sched> now = threads();
+        System.out.println("window_start_monotonic_ns " + startNanos);
+        System.out.println("window_start_jvm_uptime_ms " + uptimeMs);
+        // what opening the window cost the process before its CPU times were read (not in the window)
+        System.out.println("window_open_cpu_ms " + openCpuMs);
         System.out.println("window_end_monotonic_ns " + (startNanos + wallNanos));
         System.out.println("window_end_jvm_uptime_ms " + ManagementFactory.getRuntimeMXBean().getUptime());
         // what the JVM did inside the window besides the program: collections and JIT compiling, the
