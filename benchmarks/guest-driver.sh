@@ -15,7 +15,7 @@
 # memory; default all), BENCH_COLD_AOT (the cold group's AOT variants, "off on"; see cold_run), and for the warm group (issue 21: warm and cold apart) BENCH_WARM_K (lone
 # connections per process, 2000), BENCH_WARM_FROM (the first connection of the warm window, 1001),
 # BENCH_WARM_STORM_N (500), BENCH_JDK_REPS (how many repetitions run the JIT settings other than
-# c1, 1), BENCH_JITS (the JIT settings the rdmacm4j rows run under, "c1 jdk":
+# c1 and c1cb, 1), BENCH_JITS (the JIT settings the rdmacm4j rows run under, "c1 c1cb jdk":
 # c1 = the launchers' -XX:TieredStopAtLevel=1, jdk = the JDK's default tiered JIT, c1hot = c1 with
 # -XX:CompileThresholdScaling=0.05 (C1 compiles a method after a twentieth of the usual calls and
 # loops: code run once per connection is compiled within the first connections instead of hundreds
@@ -25,10 +25,11 @@
 # (the launchers' flags before s40), c1cc2 = c1 with two C1 compiler threads (-XX:CICompilerCount=2),
 # c1aot = c1 with the build's AOT cache (BENCH_AOT_CACHE), as
 # examples/launch.sh runs the examples (-XX:AOTMode=on: a run that cannot map it fails, not runs cold),
-# c1cb = c1 with the warm group's lone connections driven from callbacks (not a JIT setting, a program
-# shape: CmBench -Drdmacm4j.bench.driver=callbacks, each connection started from the callback that saw
-# the one before it closed, on the dispatcher with a direct callback executor, as C's loop reacts to
-# events; c1 is the blocking caller's form).
+# c1cb = c1 with the warm group's connections driven from callbacks (not a JIT setting, a program
+# shape: CmBench -Drdmacm4j.bench.driver=callbacks, each lone connection started from the callback
+# that saw the one before it closed, the storms' ends counted by callbacks, on the dispatcher with a
+# direct callback executor, as C's loop reacts to events; c1 is the blocking caller's form; both run
+# in every repetition).
 set -uo pipefail
 repo=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 : "${OUT:?}" "${CM_LOOP:?}"
@@ -105,7 +106,7 @@ port=20000
   echo "reps ${reps}"
   echo "lockstep ${BENCH_LOCKSTEP:-0}"
   echo "only ${only}"
-  echo "jits ${BENCH_JITS:-c1 jdk}"
+  echo "jits ${BENCH_JITS:-c1 c1cb jdk}"
   echo "floors ${BENCH_FLOORS-floor vfloor}"
   echo "jdk_reps ${BENCH_JDK_REPS:-1}"
   echo "jit_c1 ${c1[*]} (the examples' launchers, scripts/jvm-flags.sh)"
@@ -115,7 +116,7 @@ port=20000
   echo "jit_c1inl ${c1[*]} ${c1inl_flags} (C1 inlining bigger methods, deeper)"
   echo "jit_c1mhc ${c1mhc[*]} (the launchers' flags before s40: method handles customized after 128 calls)"
   echo "jit_c1cc2 ${c1[*]} -XX:CICompilerCount=2 (two C1 compiler threads instead of one: the queue drains sooner in the warm-up)"
-  echo "jit_c1cb ${c1[*]} -Drdmacm4j.bench.driver=callbacks (not a JIT setting: the warm group's lone connections driven from callbacks on the dispatcher; the storm from the caller as in c1, its callbacks direct too)"
+  echo "jit_c1cb ${c1[*]} -Drdmacm4j.bench.driver=callbacks (not a JIT setting, a program shape: the lone connections driven from callbacks on the dispatcher with a direct callback executor, the storms' ends counted by callbacks, as C's loop; c1 is the blocking caller)"
   echo "jit_c1aot ${c1[*]} -XX:AOTCache=<the build's cache> -XX:AOTMode=on (the launchers' JVM: examples/launch.sh maps the build's cache; the JVM exits if it cannot)"
   echo "warm K=${BENCH_WARM_K:-2000} FROM=${BENCH_WARM_FROM:-1001} STORM_N=${BENCH_WARM_STORM_N:-500}"
   echo "perf $(perf --version 2>/dev/null || echo none)"
@@ -523,8 +524,8 @@ warm_impls() {
   local j
   echo C
   for j in ${BENCH_FLOORS-floor vfloor}; do echo "${j}-c1"; done
-  for j in ${BENCH_JITS:-c1 jdk}; do
-    if [[ ${j} == c1 ]] || (( $1 <= ${BENCH_JDK_REPS:-1} )); then echo "rdmacm4j-${j}"; fi
+  for j in ${BENCH_JITS:-c1 c1cb jdk}; do
+    if [[ ${j} == c1 || ${j} == c1cb ]] || (( $1 <= ${BENCH_JDK_REPS:-1} )); then echo "rdmacm4j-${j}"; fi
   done
 }
 

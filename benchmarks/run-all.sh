@@ -18,8 +18,9 @@
 #      BENCH_OUT (results dir, default benchmarks/target/bench-<time>), BENCH_LATENCY_K (100),
 #      BENCH_STORM_N (200), BENCH_RPING_COUNT (2000), BENCH_UCMATOSE_COUNT (8000),
 #      BENCH_PINGPONG_WARMUP (1000) and BENCH_PINGPONG_COUNT (5000): untimed and timed round trips,
-#      BENCH_WARM_K (2000), BENCH_WARM_FROM (1001), BENCH_WARM_STORM_N (500), BENCH_JITS ("c1 jdk";
-#      also c1hot: c1 with -XX:CompileThresholdScaling=0.05, c1inl: c1 with BENCH_C1INL_FLAGS, passed on
+#      BENCH_WARM_K (2000), BENCH_WARM_FROM (1001), BENCH_WARM_STORM_N (500), BENCH_JITS ("c1 c1cb jdk":
+#      c1cb is not a JIT setting but the program in C's loop's shape, driven from callbacks on the
+#      dispatcher, run in every repetition beside c1, the blocking caller; also c1hot: c1 with -XX:CompileThresholdScaling=0.05, c1inl: c1 with BENCH_C1INL_FLAGS, passed on
 #      to the guest, default C1's inlining limits raised, c1mhc: the launchers' flags before s40, c1aot:
 #      c1 with the build's AOT cache as examples/launch.sh runs it; see guest-driver.sh), BENCH_FLOORS ("floor
 #      vfloor": the warm group also runs FfmFloor, C's loop in Java over raw FFM with no framework, as
@@ -80,7 +81,7 @@ status=0
     BENCH_STORM_N="${BENCH_STORM_N:-200}" BENCH_RPING_COUNT="${BENCH_RPING_COUNT:-2000}" \
     BENCH_UCMATOSE_COUNT="${BENCH_UCMATOSE_COUNT:-8000}" BENCH_PINGPONG_WARMUP="${BENCH_PINGPONG_WARMUP:-1000}" \
     BENCH_PINGPONG_COUNT="${BENCH_PINGPONG_COUNT:-5000}" BENCH_ONLY="${BENCH_ONLY:-all}" \
-    BENCH_JITS="${BENCH_JITS:-c1 jdk}" BENCH_FLOORS="${BENCH_FLOORS-floor vfloor}" BENCH_WARM_K="${BENCH_WARM_K:-2000}" BENCH_WARM_FROM="${BENCH_WARM_FROM:-1001}" \
+    BENCH_JITS="${BENCH_JITS:-c1 c1cb jdk}" BENCH_FLOORS="${BENCH_FLOORS-floor vfloor}" BENCH_WARM_K="${BENCH_WARM_K:-2000}" BENCH_WARM_FROM="${BENCH_WARM_FROM:-1001}" \
     BENCH_WARM_STORM_N="${BENCH_WARM_STORM_N:-500}" BENCH_JDK_REPS="${BENCH_JDK_REPS:-1}" BENCH_C1INL_FLAGS="${BENCH_C1INL_FLAGS:-}" REPO="${repo}" bash "${out}/guest-driver.sh") || status=$?
 [[ -s "${out}/results.tsv" ]] || { echo "run-all: the guest run produced no results (exit ${status}); see ${out}" >&2; exit 2; }
 
