@@ -2,8 +2,6 @@ package org.rdmacm4j.benchmarks;
 
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
@@ -78,20 +76,8 @@ final class LoneChain {
         segment = done;
         end = to;
         start(from);
-        int seen = completed.get();
-        while (true) {
-            try {
-                done.get(perConnectionS, TimeUnit.SECONDS);
-                return;
-            } catch (TimeoutException e) {
-                int now = completed.get();
-                if (now == seen) {
-                    throw new IllegalStateException("lone connection " + current + " did not finish within "
-                            + perConnectionS + " s (driven from callbacks)", e);
-                }
-                seen = now;
-            }
-        }
+        Waits.awaitWhileMoving(done, completed::get, perConnectionS,
+                () -> "lone connection " + current + " (driven from callbacks) did not finish");
     }
 
     /**

@@ -2,8 +2,6 @@ package org.rdmacm4j.benchmarks;
 
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiConsumer;
@@ -82,20 +80,8 @@ final class StormChain {
 
     /** Waits for the phase; fails if no end was counted for {@code stallS} seconds. */
     private void await(String what, long stallS) throws Exception {
-        int seen = counted.get();
-        while (true) {
-            try {
-                phase.get(stallS, TimeUnit.SECONDS);
-                return;
-            } catch (TimeoutException e) {
-                int now = counted.get();
-                if (now == seen) {
-                    throw new IllegalStateException("storm: " + now + " of " + goal + " ends " + what
-                            + ", none more within " + stallS + " s (driven from callbacks)", e);
-                }
-                seen = now;
-            }
-        }
+        Waits.awaitWhileMoving(phase, counted::get, stallS,
+                () -> "storm (driven from callbacks): " + counted.get() + " of " + goal + " ends " + what);
     }
 
     private void count() {

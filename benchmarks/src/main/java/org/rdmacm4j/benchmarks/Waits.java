@@ -24,6 +24,29 @@ final class Waits {
     }
 
     /**
+     * Waits for {@code f} while {@code progress} keeps moving: fails (IllegalStateException naming
+     * {@code stalled}'s text) once it has not moved for {@code stallS} seconds. For waits on many
+     * connections at once, where a deadline for the whole would have to be guessed and one per
+     * connection is what names a hung one (LoneChain, StormChain).
+     */
+    static void awaitWhileMoving(CompletableFuture<?> f, java.util.function.IntSupplier progress, long stallS,
+                                 java.util.function.Supplier<String> stalled) throws Exception {
+        int seen = progress.getAsInt();
+        while (true) {
+            try {
+                f.get(stallS, TimeUnit.SECONDS);
+                return;
+            } catch (TimeoutException e) {
+                int now = progress.getAsInt();
+                if (now == seen) {
+                    throw new IllegalStateException(stalled.get() + ": nothing moved within " + stallS + " s", e);
+                }
+                seen = now;
+            }
+        }
+    }
+
+    /**
      * The next connection the listener's accept callback put in {@code accepted} (polled every
      * millisecond, without blocking the thread in a queue hand-off), within {@code seconds}, else an
      * IllegalStateException saying connection {@code i} was never accepted.
