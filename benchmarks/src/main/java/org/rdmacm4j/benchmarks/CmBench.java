@@ -243,7 +243,8 @@ public final class CmBench {
      * (the default: the main thread connects, waits for the future, takes the accepted end, closes and
      * waits for both ends, as an application's blocking caller does) or {@code callbacks} (each
      * connection started from the callback that saw the one before it closed, on the dispatcher with
-     * a direct callback executor, as C's event loop reacts to events: {@link LoneChain}).
+     * a direct callback executor, as C's event loop reacts to events: {@link LoneChain}; the storms'
+     * ends counted by callbacks, {@link StormChain}).
      */
     static final boolean DRIVE_FROM_CALLBACKS = driveFromCallbacks();
 
@@ -270,8 +271,8 @@ public final class CmBench {
     }
 
     /**
-     * Where the accepted ends go: to {@code chain} while one is set (a {@link LoneChain} segment), else
-     * into the queue the caller-driven loops take them from.
+     * Where the accepted ends go: to {@code chain} while one is set (a {@link LoneChain} segment or a
+     * {@link StormChain} storm), else into the queue the caller-driven loops take them from.
      */
     private static final class Routed implements java.util.function.Consumer<RdmaConnection> {
         private final java.util.Queue<RdmaConnection> queue;

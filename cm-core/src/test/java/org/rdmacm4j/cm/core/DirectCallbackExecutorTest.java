@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -52,12 +53,17 @@ class DirectCallbackExecutorTest {
             }
         };
         CompletableFuture<String> closedOn = new CompletableFuture<>();
+        // The fake port would establish at once; held inside rdma_connect (on the dispatcher) until
+        // the stages are attached, so none runs on this thread for a future already done.
+        CountDownLatch attached = new CountDownLatch(1);
+        port.onCall("connect", id -> awaitQuietly(attached));
         cm.connect(SERVER, handler)
                 .thenCompose(c -> {
                     seen.add("connected stage " + Thread.currentThread().getName());
                     return c.close();
                 })
                 .whenComplete((v, e) -> closedOn.complete(Thread.currentThread().getName()));
+        attached.countDown();
         assertThat(closedOn.get(5, TimeUnit.SECONDS)).startsWith("rdmacm4j-dispatcher");
         assertThat(seen).hasSize(3).allSatisfy(s -> assertThat(s).contains("rdmacm4j-dispatcher"));
         // the connect future completes before onEstablished is called, as on any executor (EarlyPostTest)
@@ -65,6 +71,17 @@ class DirectCallbackExecutorTest {
         assertThat(seen.get(1)).startsWith("established");
         assertThat(seen.get(2)).startsWith("closed");
         assertThat(cm.statistics().callbackFailures()).isZero();
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            if (!latch.await(5, TimeUnit.SECONDS)) {
+                throw new AssertionError("the test never attached its stages");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
     }
 
     @Test

@@ -28,6 +28,7 @@ class DirectCallbackExecutorIT {
     @Test
     void connectionsDrivenFromTheirOwnStagesOnTheDispatcher() throws Exception {
         List<String> threads = new CopyOnWriteArrayList<>();
+        Thread testThread = Thread.currentThread();
         CompletableFuture<Void> all = new CompletableFuture<>();
         AtomicInteger finished = new AtomicInteger();
         try (RdmaCm cm = RdmaCm.builder().callbackExecutor(Runnable::run).build()) {
@@ -52,7 +53,12 @@ class DirectCallbackExecutorIT {
                         return;
                     }
                     cm.connect(CmFixtures.target(l), ConnectionHandler.none()).thenCompose(c -> {
-                        threads.add("client connected " + Thread.currentThread().getName());
+                        // Connection 0's stage is attached by the test thread, and runs there if that
+                        // thread was descheduled past the connection's establishment: allowed, and
+                        // the one stage that may run anywhere but the dispatcher.
+                        if (!(i == 0 && Thread.currentThread() == testThread)) {
+                            threads.add("client connected " + Thread.currentThread().getName());
+                        }
                         // the server end: its accept future completes on the dispatcher just after ESTABLISHED
                         CompletableFuture<RdmaConnection> s = serverEnds.poll();
                         return s.thenCompose(end -> c.close().thenCombine(end.closeFuture(), (a, b) -> b));
@@ -73,8 +79,9 @@ class DirectCallbackExecutorIT {
             assertThat(finished).hasValue(CONNECTIONS);
             assertThat(cm.statistics().callbackFailures()).isZero();
         }
-        // 20 × (client connected, both closed, server established, server closed)
-        assertThat(threads).hasSize(4 * CONNECTIONS)
+        // 20 × (client connected, both closed, server established, server closed), less connection
+        // 0's first stage if it ran on the test thread
+        assertThat(threads).hasSizeBetween(4 * CONNECTIONS - 1, 4 * CONNECTIONS)
                 .allSatisfy(t -> assertThat(t).contains("rdmacm4j-dispatcher"));
     }
 }
