@@ -17,71 +17,88 @@ import org.rdmacm4j.it.support.SoftRoceTest;
 
 /**
  * A callback executor that runs each task where it is given ({@code Runnable::run}) over the real
- * stack: the shape of a C event loop (docs/api.md). Connections are driven from their own stages
- * only: each started from the stage that saw the one before it close at both ends; every stage and
- * callback of both ends runs on the dispatcher thread; nothing is left in the kernel afterwards.
+ * stack: the shape of a C event loop (docs/api.md). Connections are driven from callbacks only:
+ * each client end closed from its connect future's stage, each next connection started from the
+ * server end's onClosed. Every handler callback of both ends, and every stage attached on the
+ * dispatcher, runs on the dispatcher thread; nothing is left in the kernel afterwards.
  */
 @SoftRoceTest
 class DirectCallbackExecutorIT {
     private static final int CONNECTIONS = 20;
 
     @Test
-    void connectionsDrivenFromTheirOwnStagesOnTheDispatcher() throws Exception {
-        List<String> threads = new CopyOnWriteArrayList<>();
-        Thread testThread = Thread.currentThread();
+    void connectionsDrivenFromTheirOwnCallbacksOnTheDispatcher() throws Exception {
+        List<String> seen = new CopyOnWriteArrayList<>();
         CompletableFuture<Void> all = new CompletableFuture<>();
-        AtomicInteger finished = new AtomicInteger();
+        AtomicInteger serverEndsClosed = new AtomicInteger();
+        AtomicInteger endsClosed = new AtomicInteger();   // both ends: the test ends when all 2N are closed
         try (RdmaCm cm = RdmaCm.builder().callbackExecutor(Runnable::run).build()) {
-            var serverEnds = new java.util.concurrent.LinkedBlockingQueue<CompletableFuture<RdmaConnection>>();
-            ConnectionHandler server = new ConnectionHandler() {
-                @Override
-                public void onEstablished(RdmaConnection c) {
-                    threads.add("server established " + Thread.currentThread().getName());
+            var chain = new Object() {
+                RdmaListener listener;
+
+                final ConnectionHandler client = new ConnectionHandler() {
+                    @Override
+                    public void onEstablished(RdmaConnection c) {
+                        seen.add("client established " + Thread.currentThread().getName());
+                    }
+
+                    @Override
+                    public void onClosed(RdmaConnection c) {
+                        seen.add("client closed " + Thread.currentThread().getName());
+                        closed();
+                    }
+                };
+
+                final ConnectionHandler server = new ConnectionHandler() {
+                    @Override
+                    public void onEstablished(RdmaConnection c) {
+                        seen.add("server established " + Thread.currentThread().getName());
+                    }
+
+                    @Override
+                    public void onClosed(RdmaConnection c) {
+                        seen.add("server closed " + Thread.currentThread().getName());
+                        next(serverEndsClosed.incrementAndGet());
+                        closed();
+                    }
+                };
+
+                void closed() {
+                    if (endsClosed.incrementAndGet() == 2 * CONNECTIONS) {
+                        all.complete(null);
+                    }
                 }
 
-                @Override
-                public void onClosed(RdmaConnection c) {
-                    threads.add("server closed " + Thread.currentThread().getName());
-                }
-            };
-            RdmaListener l = cm.listen(CmFixtures.server(0), ListenOptions.defaults().withDecisionOnDispatcher(true),
-                    r -> serverEnds.add(r.accept(server)));
-            var chain = new Object() {
                 void next(int i) {
                     if (i == CONNECTIONS) {
-                        all.complete(null);
                         return;
                     }
-                    cm.connect(CmFixtures.target(l), ConnectionHandler.none()).thenCompose(c -> {
-                        // Connection 0's stage is attached by the test thread, and runs there if that
-                        // thread was descheduled past the connection's establishment: allowed, and
-                        // the one stage that may run anywhere but the dispatcher.
-                        if (!(i == 0 && Thread.currentThread() == testThread)) {
-                            threads.add("client connected " + Thread.currentThread().getName());
-                        }
-                        // the server end: its accept future completes on the dispatcher just after ESTABLISHED
-                        CompletableFuture<RdmaConnection> s = serverEnds.poll();
-                        return s.thenCompose(end -> c.close().thenCombine(end.closeFuture(), (a, b) -> b));
-                    }).whenComplete((v, e) -> {
-                        threads.add("both closed " + Thread.currentThread().getName());
+                    // From connection 1 on this runs on the dispatcher (in onClosed), so the stage is
+                    // attached before the connect can complete: it runs on the dispatcher too.
+                    // Connection 0's is attached by the test thread and runs on whichever thread
+                    // completes the future, or on the test thread if it was done first: not recorded.
+                    cm.connect(CmFixtures.target(listener), client).whenComplete((c, e) -> {
                         if (e != null) {
                             all.completeExceptionally(e);
-                        } else {
-                            finished.incrementAndGet();
-                            next(i + 1);
+                            return;
                         }
+                        if (i > 0) {
+                            seen.add("client connected stage " + Thread.currentThread().getName());
+                        }
+                        c.close();
                     });
                 }
             };
+            chain.listener = cm.listen(CmFixtures.server(0), ListenOptions.defaults().withDecisionOnDispatcher(true),
+                    r -> r.accept(chain.server));
             chain.next(0);
             all.get(60, TimeUnit.SECONDS);
-            CmFixtures.await(l.close());
-            assertThat(finished).hasValue(CONNECTIONS);
+            CmFixtures.await(chain.listener.close());
+            assertThat(serverEndsClosed).hasValue(CONNECTIONS);
             assertThat(cm.statistics().callbackFailures()).isZero();
         }
-        // 20 × (client connected, both closed, server established, server closed), less connection
-        // 0's first stage if it ran on the test thread
-        assertThat(threads).hasSizeBetween(4 * CONNECTIONS - 1, 4 * CONNECTIONS)
+        // 20 × (client established, client closed, server established, server closed) + 19 stages
+        assertThat(seen).hasSize(4 * CONNECTIONS + CONNECTIONS - 1)
                 .allSatisfy(t -> assertThat(t).contains("rdmacm4j-dispatcher"));
     }
 }
