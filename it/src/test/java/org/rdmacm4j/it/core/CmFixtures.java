@@ -1,5 +1,7 @@
 package org.rdmacm4j.it.core;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -11,7 +13,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.rdmacm4j.cm.core.AcceptOptions;
+import org.rdmacm4j.cm.core.ConnectionFailedException;
 import org.rdmacm4j.cm.core.ConnectionHandler;
 import org.rdmacm4j.cm.core.ListenOptions;
 import org.rdmacm4j.cm.core.RdmaCm;
@@ -106,6 +111,30 @@ final class CmFixtures {
                 throw new AssertionError("no connection accepted within " + WAIT + "; accept failures: " + acceptFailures);
             }
             return c;
+        }
+
+        /**
+         * Waits until {@code requests} requests have each been accepted or have failed, and returns
+         * the accepted ones. The one failure allowed is the passive end's "peer disconnected before the
+         * connection was established": a client that closes or aborts as soon as its connect completes
+         * sends its DREQ right behind its RTU, and the server's kernel may handle the DREQ first
+         * (ib_cm runs received MADs on a workqueue that does not keep their order; the RTU is then
+         * dropped), so rdma_cm reports DISCONNECTED to an id that never saw ESTABLISHED. Any other
+         * failure, or a request never settled, fails the test.
+         */
+        List<RdmaConnection> settle(int requests) {
+            try {
+                Awaitility.await().atMost(WAIT)
+                        .until(() -> accepted.size() + acceptFailures.size() >= requests);
+            } catch (ConditionTimeoutException e) {
+                throw new AssertionError(requests + " requests not settled within " + WAIT + ": "
+                        + accepted.size() + " accepted, failures " + acceptFailures, e);
+            }
+            assertThat(acceptFailures).allSatisfy(f -> assertThat(f)
+                    .isInstanceOf(ConnectionFailedException.class)
+                    .hasMessageEndingWith("the peer disconnected before the connection was established"));
+            assertThat(accepted.size() + acceptFailures.size()).isEqualTo(requests);
+            return List.copyOf(accepted);
         }
 
         @Override
