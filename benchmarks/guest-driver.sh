@@ -80,13 +80,29 @@ java_jit() {
     *) note "BENCH_JITS: unknown JIT setting $1 (known: c1 c1aot c1cc2 c1cb jdk c1hot c1mn c1inl c1mhc)"; return 1 ;;
   esac
 }
-# twin NAME: the examples' launcher command (examples/bin/NAME), on run-all.sh's copy of the
-# examples' classes and jars.
+# twin NAME: the examples' launcher command (examples/bin/NAME) on run-all.sh's copy of the examples'
+# classes and jars: its JVM flags, its entry (Launch) and, as the launcher runs by default
+# (RDMACM4J_AOT=on), the build's AOT cache for that module path (BENCH_TWIN_AOT_CACHE, a copy made by
+# run-all.sh; -XX:AOTMode=on: a JVM that cannot map it exits, never runs cold in its place).
+# BENCH_TWIN_AOT=off runs the twins without a cache (the rows before 2026-11-29 did: java directly).
+twin_aot=()
+case ${BENCH_TWIN_AOT:-on} in
+  on)
+    if [[ -n ${BENCH_TWIN_AOT_CACHE:-} && -f ${BENCH_TWIN_AOT_CACHE} ]]; then
+      twin_aot=(-XX:AOTCache="${BENCH_TWIN_AOT_CACHE}" -XX:AOTMode=on)
+      twin_aot_meta="the build's examples cache, as examples/bin runs them (${BENCH_TWIN_AOT_CACHE##*/})"
+    else
+      echo "bench: BENCH_TWIN_AOT=on but no examples AOT cache (BENCH_TWIN_AOT_CACHE='${BENCH_TWIN_AOT_CACHE:-}'): the twins run without one, and meta.txt says so" >&2
+      twin_aot_meta="none (no examples cache for this build: the twins start cold)"
+    fi ;;
+  off) twin_aot_meta="none (BENCH_TWIN_AOT=off: the twins start cold)" ;;
+  *) echo "bench: BENCH_TWIN_AOT must be on or off, was '${BENCH_TWIN_AOT}'" >&2; exit 2 ;;
+esac
 twin() {
   local main
   case "$1" in cmtime) main=Cmtime ;; rping) main=Rping ;; ucmatose) main=Ucmatose ;; esac
-  echo java "${c1[@]}" --module-path "${EXAMPLES_MODULE_PATH:?}" --enable-native-access=org.rdmacm4j.verbs \
-    -m "org.rdmacm4j.examples/org.rdmacm4j.examples.${main}"
+  echo java "${c1[@]}" "${twin_aot[@]}" --module-path "${EXAMPLES_MODULE_PATH:?}" --enable-native-access=org.rdmacm4j.verbs \
+    -m "org.rdmacm4j.examples/org.rdmacm4j.examples.Launch" "$1" "${main}"
 }
 mkdir -p "${OUT}/raw"
 results="${OUT}/results.tsv"
@@ -120,9 +136,9 @@ port=20000
   echo "jit_c1aot ${c1[*]} -XX:AOTCache=<the build's cache> -XX:AOTMode=on (the launchers' JVM: examples/launch.sh maps the build's cache; the JVM exits if it cannot)"
   echo "warm K=${BENCH_WARM_K:-2000} FROM=${BENCH_WARM_FROM:-1001} STORM_N=${BENCH_WARM_STORM_N:-500}"
   echo "perf $(perf --version 2>/dev/null || echo none)"
-  # twin() and java_cmd run java directly, not through examples/launch.sh: no AOT cache, every run
-  # cold; only the cold group's rdmacm4j-aot rows map the build's cache (benchmarks/aot-cache.sh)
-  echo "aot none, but the cold group's rdmacm4j-aot rows and the c1aot rows (the twins and CmBench run java directly, not through the launchers' AOT cache: every run starts cold; the cold group also runs CmBench with the build's AOT cache, ${BENCH_AOT_CACHE:-missing})"
+  # The twins (twin()) map the examples' build cache as examples/bin does, unless BENCH_TWIN_AOT=off;
+  # CmBench (java_cmd) runs without a cache but in the cold group's rdmacm4j-aot rows and c1aot.
+  echo "aot twins: ${twin_aot_meta}; CmBench: none, but the cold group's rdmacm4j-aot rows and the c1aot rows (the build's benchmarks cache, ${BENCH_AOT_CACHE:-missing})"
   echo "device $(rdma link show rxe0/1 2>/dev/null | head -1)"
   echo "clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null) (the rig boots with clocksource=tsc tsc=reliable unless RDMACM4J_GUEST_CLOCK=kernel: it/rig/rig-lib.sh)"
 } > "${OUT}/meta.txt"

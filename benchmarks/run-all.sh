@@ -33,6 +33,8 @@
 #      without and with the build's AOT cache, benchmarks/aot-cache.sh, and the JVM's start-to-first-
 #      connection split), BENCH_COLD_AOT ("off on": which rdmacm4j variants it runs),
 #      BENCH_COLD_ECHO (0; 1 adds the echo demo through examples/bin/echo with RDMACM4J_AOT=off/build),
+#      BENCH_TWIN_AOT (on: the twins, cmtime rping ucmatose, map the examples' build AOT cache as
+#      examples/bin runs them; off: no cache, every twin starts cold, as the rows before 2026-11-29),
 #      BENCH_ONLY (default "all": every group but latency, which the warm group supersedes): only
 #      these figure groups, space-separated, of cmtime latency warm cold storm pingpong rping
 #      ucmatose writebw memory, for a short run, e.g.
@@ -61,6 +63,8 @@ source "${repo}/scripts/aot-lib.sh"
 source "${here}/aot-cache.sh"
 aot_cache=$(bench_aot_cache "${out}/benchmarks.jar" "${out}/aot")
 [[ -n ${aot_cache} ]] || echo "run-all: no build AOT cache for ${out}/benchmarks.jar (./mvnw package makes it): the cold group's rdmacm4j-aot rows will be missing" >&2
+twin_aot_cache=$(bench_twin_aot_cache "${out}")
+[[ -n ${twin_aot_cache} || ${BENCH_TWIN_AOT:-on} == off ]] || echo "run-all: no examples AOT cache for the copied module path (./mvnw package makes it): the twins will run without one" >&2
 gcc -O2 -Wall -o "${out}/cm_event_loop" "${here}/src/main/c/cm_event_loop.c" -lrdmacm -libverbs
 gcc -O2 -Wall -o "${out}/msg_pingpong" "${here}/src/main/c/msg_pingpong.c" -lrdmacm -libverbs
 
@@ -75,7 +79,7 @@ fi
 status=0
 (cd "${repo}" && RDMACM4J_GUEST_MEM="${RDMACM4J_GUEST_MEM:-6144}" flock /tmp/rdmacm4j-guest.lock \
     it/rig/guest.sh --timeout "${BENCH_TIMEOUT:-3600}" --out "${out}" -- \
-    env OUT="${out}" BENCH_JAR="${out}/benchmarks.jar" BENCH_AOT_CACHE="${aot_cache}" BENCH_COLD_AOT="${BENCH_COLD_AOT:-off on}" BENCH_COLD_ECHO="${BENCH_COLD_ECHO:-0}" EXAMPLES_MODULE_PATH="${BENCH_MODULE_PATH}" CM_LOOP="${out}/cm_event_loop" MSG_PINGPONG="${out}/msg_pingpong" BENCH_REPS="${BENCH_REPS:-3}" BENCH_NS="${BENCH_NS:-100 500}" \
+    env OUT="${out}" BENCH_JAR="${out}/benchmarks.jar" BENCH_AOT_CACHE="${aot_cache}" BENCH_TWIN_AOT="${BENCH_TWIN_AOT:-on}" BENCH_TWIN_AOT_CACHE="${twin_aot_cache}" BENCH_COLD_AOT="${BENCH_COLD_AOT:-off on}" BENCH_COLD_ECHO="${BENCH_COLD_ECHO:-0}" EXAMPLES_MODULE_PATH="${BENCH_MODULE_PATH}" CM_LOOP="${out}/cm_event_loop" MSG_PINGPONG="${out}/msg_pingpong" BENCH_REPS="${BENCH_REPS:-3}" BENCH_NS="${BENCH_NS:-100 500}" \
     BENCH_LOCKSTEP="${lockstep}" BENCH_MEMORY="${BENCH_MEMORY:-1000,10000}" \
     BENCH_MEMORY_SECONDS="${BENCH_MEMORY_SECONDS:-150}" BENCH_LATENCY_K="${BENCH_LATENCY_K:-100}" \
     BENCH_STORM_N="${BENCH_STORM_N:-200}" BENCH_RPING_COUNT="${BENCH_RPING_COUNT:-2000}" \

@@ -3,13 +3,15 @@
 # a rebuild during a run cannot change what is measured (bash reads a script as it runs it), and
 # sets BENCH_MODULE_PATH to the examples' module path inside DIR. Copies keep their times (cp -p),
 # which the JVM checks against an AOT cache; the build's cache for benchmarks.jar (aot-cache.sh)
-# goes to DIR/aot, where bench_aot_cache finds it for the copy.
+# goes to DIR/aot, where bench_aot_cache finds it for the copy, and so does the examples' build cache
+# (examples/launch.sh's), where bench_twin_aot_cache finds it for the copied module path.
 bench_snapshot() {
   local dir=$1 script=$2 repo
   repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
   cp -p "${repo}/benchmarks/target/benchmarks.jar" "${dir}/benchmarks.jar"
   mkdir -p "${dir}/aot"
   cp -p "${repo}"/benchmarks/target/aot/benchmarks-*.aot "${dir}/aot/" 2>/dev/null || true
+  cp -p "${repo}"/examples/target/aot/examples-*.aot "${dir}/aot/" 2>/dev/null || true
   cp "${script}" "${dir}/$(basename "${script}")"
   cp "${repo}/benchmarks/guest-lib.sh" "${dir}/guest-lib.sh"
   rm -rf "${dir}/examples"
@@ -22,4 +24,14 @@ bench_snapshot() {
     cp -p "${d}" "${dir}/examples/"
     BENCH_MODULE_PATH+=":${dir}/examples/$(basename "${d}")"
   done
+}
+
+# bench_twin_aot_cache DIR: the examples' build cache for bench_snapshot's module path (same base
+# names, sizes and times as the build's, so the same key: scripts/aot-lib.sh) if DIR/aot holds it.
+bench_twin_aot_cache() {
+  local f
+  source "$(dirname "${BASH_SOURCE[0]}")/../scripts/jvm-flags.sh"
+  f="$1/aot/examples-$(rdmacm4j_aot_key "${rdmacm4j_launcher_flags[*]}" "${BENCH_MODULE_PATH}").aot"
+  [[ -f ${f} ]] && echo "${f}"
+  return 0
 }
