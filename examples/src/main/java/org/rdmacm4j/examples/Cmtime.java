@@ -73,7 +73,10 @@ public final class Cmtime {
         ConnectionHandler handler = new ConnectionHandler() {
             @Override public void onDisconnected(RdmaConnection c) { byPeer.incrementAndGet(); }
         };
-        try (RdmaCm cm = RdmaCm.open()) {
+        // The server's callbacks only count, collect and print a failure: run them on the dispatcher
+        // (a direct executor), as cmtime's one-threaded event loop does, rather than waking a callback
+        // thread twice per connection (the accept's completion, then its close).
+        try (RdmaCm cm = RdmaCm.builder().callbackExecutor(Runnable::run).build()) {
             var address = new InetSocketAddress(bind != null ? bind : InetAddresses.forString("0.0.0.0"), port);
             cm.listen(address, ListenOptions.defaults().withMaxPendingRequests(Math.max(128, n))
                     .withAcceptTimeout(Duration.ofSeconds(60)), request -> {
