@@ -36,32 +36,11 @@ class DirectCallbackExecutorIT {
             var chain = new Object() {
                 RdmaListener listener;
 
-                final ConnectionHandler client = new ConnectionHandler() {
-                    @Override
-                    public void onEstablished(RdmaConnection c) {
-                        seen.add("client established " + Thread.currentThread().getName());
-                    }
-
-                    @Override
-                    public void onClosed(RdmaConnection c) {
-                        seen.add("client closed " + Thread.currentThread().getName());
-                        closed();
-                    }
-                };
-
-                final ConnectionHandler server = new ConnectionHandler() {
-                    @Override
-                    public void onEstablished(RdmaConnection c) {
-                        seen.add("server established " + Thread.currentThread().getName());
-                    }
-
-                    @Override
-                    public void onClosed(RdmaConnection c) {
-                        seen.add("server closed " + Thread.currentThread().getName());
-                        next(serverEndsClosed.incrementAndGet());
-                        closed();
-                    }
-                };
+                final ConnectionHandler client = new ThreadRecorder("client", seen, this::closed);
+                final ConnectionHandler server = new ThreadRecorder("server", seen, () -> {
+                    next(serverEndsClosed.incrementAndGet());
+                    closed();
+                });
 
                 void closed() {
                     if (endsClosed.incrementAndGet() == 2 * CONNECTIONS) {
@@ -100,5 +79,29 @@ class DirectCallbackExecutorIT {
         // 20 × (client established, client closed, server established, server closed) + 19 stages
         assertThat(seen).hasSize(4 * CONNECTIONS + CONNECTIONS - 1)
                 .allSatisfy(t -> assertThat(t).contains("rdmacm4j-dispatcher"));
+    }
+
+    /** One end's handler: records "END established/closed THREAD", then runs {@code afterClosed}. */
+    private static final class ThreadRecorder implements ConnectionHandler {
+        private final String end;
+        private final List<String> seen;
+        private final Runnable afterClosed;
+
+        ThreadRecorder(String end, List<String> seen, Runnable afterClosed) {
+            this.end = end;
+            this.seen = seen;
+            this.afterClosed = afterClosed;
+        }
+
+        @Override
+        public void onEstablished(RdmaConnection c) {
+            seen.add(end + " established " + Thread.currentThread().getName());
+        }
+
+        @Override
+        public void onClosed(RdmaConnection c) {
+            seen.add(end + " closed " + Thread.currentThread().getName());
+            afterClosed.run();
+        }
     }
 }
