@@ -12,11 +12,24 @@
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/jvm-flags.sh"
 bench_aot_flags=("${rdmacm4j_launcher_flags[@]}" --enable-native-access=ALL-UNNAMED)
 
-bench_aot_cache() {   # bench_aot_cache JAR AOT_DIR
+# bench_cache_in AOT_DIR NAME FLAGS PATH: AOT_DIR/NAME-KEY.aot if it exists (KEY: scripts/aot-lib.sh
+# for FLAGS and the class or module PATH), else nothing.
+bench_cache_in() {
   local f
-  f="$2/benchmarks-$(rdmacm4j_aot_key "${bench_aot_flags[*]}" "$1").aot"
+  f="$1/$2-$(rdmacm4j_aot_key "$3" "$4").aot"
   [[ -f ${f} ]] && echo "${f}"
   return 0
+}
+
+bench_aot_cache() {   # bench_aot_cache JAR AOT_DIR
+  bench_cache_in "$2" benchmarks "${bench_aot_flags[*]}" "$1"
+}
+
+# bench_twin_aot_cache AOT_DIR MODULE_PATH: the examples' build cache (examples/launch.sh's, keyed on
+# the launchers' flags) for a copy of the examples' module path (snapshot.sh: same base names, sizes
+# and times as the build's, so the same key), if AOT_DIR holds it.
+bench_twin_aot_cache() {
+  bench_cache_in "$1" examples "${rdmacm4j_launcher_flags[*]}" "$2"
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then

@@ -63,7 +63,7 @@ source "${repo}/scripts/aot-lib.sh"
 source "${here}/aot-cache.sh"
 aot_cache=$(bench_aot_cache "${out}/benchmarks.jar" "${out}/aot")
 [[ -n ${aot_cache} ]] || echo "run-all: no build AOT cache for ${out}/benchmarks.jar (./mvnw package makes it): the cold group's rdmacm4j-aot rows will be missing" >&2
-twin_aot_cache=$(bench_twin_aot_cache "${out}")
+twin_aot_cache=$(bench_twin_aot_cache "${out}/aot" "${BENCH_MODULE_PATH}")
 [[ -n ${twin_aot_cache} || ${BENCH_TWIN_AOT:-on} == off ]] || echo "run-all: no examples AOT cache for the copied module path (./mvnw package makes it): the twins will run without one" >&2
 gcc -O2 -Wall -o "${out}/cm_event_loop" "${here}/src/main/c/cm_event_loop.c" -lrdmacm -libverbs
 gcc -O2 -Wall -o "${out}/msg_pingpong" "${here}/src/main/c/msg_pingpong.c" -lrdmacm -libverbs

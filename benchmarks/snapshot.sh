@@ -4,7 +4,7 @@
 # sets BENCH_MODULE_PATH to the examples' module path inside DIR. Copies keep their times (cp -p),
 # which the JVM checks against an AOT cache; the build's cache for benchmarks.jar (aot-cache.sh)
 # goes to DIR/aot, where bench_aot_cache finds it for the copy, and so does the examples' build cache
-# (examples/launch.sh's), where bench_twin_aot_cache finds it for the copied module path.
+# (examples/launch.sh's), where aot-cache.sh's bench_twin_aot_cache finds it for the copied module path.
 bench_snapshot() {
   local dir=$1 script=$2 repo
   repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -24,14 +24,4 @@ bench_snapshot() {
     cp -p "${d}" "${dir}/examples/"
     BENCH_MODULE_PATH+=":${dir}/examples/$(basename "${d}")"
   done
-}
-
-# bench_twin_aot_cache DIR: the examples' build cache for bench_snapshot's module path (same base
-# names, sizes and times as the build's, so the same key: scripts/aot-lib.sh) if DIR/aot holds it.
-bench_twin_aot_cache() {
-  local f
-  source "$(dirname "${BASH_SOURCE[0]}")/../scripts/jvm-flags.sh"
-  f="$1/aot/examples-$(rdmacm4j_aot_key "${rdmacm4j_launcher_flags[*]}" "${BENCH_MODULE_PATH}").aot"
-  [[ -f ${f} ]] && echo "${f}"
-  return 0
 }
