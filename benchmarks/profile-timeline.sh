@@ -11,7 +11,8 @@
 # benchmarks/Timeline turns each perf script into per-thread time by kind and the hand-offs.
 #
 # Run it with: PROFILE_SCRIPT=profile-timeline.sh benchmarks/run-profile.sh [RESULTS_DIR]
-# Env: OUT (required), BENCH_JAR, CM_LOOP, TIMELINE_WARMUP, TIMELINE_MARKS, TIMELINE_STORM_N.
+# Env: OUT (required), BENCH_JAR, CM_LOOP, REPO (the checkout: its scripts/jvm-flags.sh), TIMELINE_WARMUP,
+# TIMELINE_MARKS, TIMELINE_STORM_N (0: no storm).
 set -uo pipefail
 : "${OUT:?}" "${CM_LOOP:?}" "${BENCH_JAR:?}"
 warmup=${TIMELINE_WARMUP:-1000}
@@ -49,11 +50,20 @@ record() {
   rm -f "/tmp/${name}.data"
 }
 
-java_c1=(java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC --enable-native-access=ALL-UNNAMED -cp "${BENCH_JAR}" org.rdmacm4j.benchmarks.CmBench)
+# The launchers' JVM flags (scripts/jvm-flags.sh, as run-all's c1 rows; until 2026-11-29 this ran
+# C1 and the serial GC without the method-handle property); lone-rdmacm4j is the blocking caller
+# (run-all's c1), lone-rdmacm4j-cb the program in C's loop's shape (c1cb: callbacks on the dispatcher).
+source "${REPO:?}/scripts/jvm-flags.sh"
+java_c1=(java "${rdmacm4j_launcher_flags[@]}" --enable-native-access=ALL-UNNAMED -cp "${BENCH_JAR}" org.rdmacm4j.benchmarks.CmBench)
+java_c1cb=(java "${rdmacm4j_launcher_flags[@]}" -Drdmacm4j.bench.driver=callbacks --enable-native-access=ALL-UNNAMED
+  -cp "${BENCH_JAR}" org.rdmacm4j.benchmarks.CmBench)
 k=$((warmup + marks))
 record lone-c 100000 "${CM_LOOP}" warm "${server}" "${client}" "$((port + 1))" "${k}" "$((warmup + 1))" 1
 record lone-rdmacm4j 100000 "${java_c1[@]}" warm "${server}" "${client}" "$((port + 1))" "${k}" "$((warmup + 1))" 1
-export BENCH_WINDOW_STORM=1
-record storm-c 1000000 "${CM_LOOP}" warm "${server}" "${client}" "$((port + 1))" "${warmup}" "${warmup}" "${storm_n}"
-record storm-rdmacm4j 1000000 "${java_c1[@]}" warm "${server}" "${client}" "$((port + 1))" "${warmup}" "${warmup}" "${storm_n}"
+record lone-rdmacm4j-cb 100000 "${java_c1cb[@]}" warm "${server}" "${client}" "$((port + 1))" "${k}" "$((warmup + 1))" 1
+if (( storm_n > 0 )); then   # TIMELINE_STORM_N=0: the lone connections only (the storm's recordings are large)
+  export BENCH_WINDOW_STORM=1
+  record storm-c 1000000 "${CM_LOOP}" warm "${server}" "${client}" "$((port + 1))" "${warmup}" "${warmup}" "${storm_n}"
+  record storm-rdmacm4j 1000000 "${java_c1[@]}" warm "${server}" "${client}" "$((port + 1))" "${warmup}" "${warmup}" "${storm_n}"
+fi
 cat "${summary}"

@@ -575,13 +575,17 @@ public final class CmBench {
                     phase("connected");
                 }
                 await(c.close());
-                if (i == k - 1) {   // where the last (warmest) connection spent its time, step by step
-                    c.history().forEach(e -> System.out.println("history client " + e));
+                // Where the first (coldest) and the last (warmest) connection spent their time, step
+                // by step; printed after each connection's timings, outside them. The first's are
+                // "history0": the cold group's split of connect() to established (docs/benchmarks.md).
+                String tag = i == 0 ? "history0 " : "history ";
+                if (i == 0 || i == k - 1) {
+                    c.history().forEach(e -> System.out.println(tag + "client " + e));
                 }
                 RdmaConnection s = Waits.nextAccepted(accepted, i, WAIT_S);
                 await(s.closeFuture());
-                if (i == k - 1) {
-                    s.history().forEach(e -> System.out.println("history server " + e));
+                if (i == 0 || i == k - 1) {
+                    s.history().forEach(e -> System.out.println(tag + "server " + e));
                 }
             }
             await(l.close());
