@@ -10,6 +10,7 @@ module org.rdmacm4j.benchmarks {
     requires java.management;   // CmBench: heap after GC
     requires jdk.management;    // LoopbackCost: bytes allocated by all threads (com.sun.management)
     requires java.desktop;      // BenchReport: the PNG plot (java.awt, ImageIO), headless
+    requires jdk.jfr;           // JfrWindow: a recording around the cold first connection, started in-process
     requires jmh.core;
 
     // JMH instantiates the generated benchmark classes reflectively.

@@ -562,6 +562,9 @@ public final class CmBench {
             // A/B diagnostic: -Drdmacm4j.bench.pauseMs=N sleeps N ms before the first connection, so
             // that it starts after the background linker, its warm-up and C1's queue are done.
             long pauseMs = Long.getLong("rdmacm4j.bench.pauseMs", 0L);
+            // -Drdmacm4j.bench.jfr=FILE (with a pause, which covers JFR's own start): the first
+            // connection's execution samples (JfrWindow).
+            JfrWindow jfr = JfrWindow.startIfAsked();
             if (pauseMs > 0) {
                 Thread.sleep(pauseMs);
                 phase("paused");
@@ -573,6 +576,9 @@ public final class CmBench {
                 System.out.printf("latency_us %d %.1f%n", i, (t1 - t0) / 1e3);
                 if (i == 0) {
                     phase("connected");
+                    if (jfr != null) {
+                        jfr.close();
+                    }
                 }
                 await(c.close());
                 // Where the first (coldest) and the last (warmest) connection spent their time, step
