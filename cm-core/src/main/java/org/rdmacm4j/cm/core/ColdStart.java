@@ -77,7 +77,7 @@ public final class ColdStart {
         }
         int loaded = loadClasses();
         try {
-            RdmaCm.loopbackConnections(connections, "rdmacm4j-training");
+            RdmaCm.loopbackConnections(connections, "rdmacm4j-training", () -> false);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted during the cold-start training", e);

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import org.rdmacm4j.cm.core.internal.Dispatcher;
 import org.rdmacm4j.cm.core.internal.NativePort;
 import org.rdmacm4j.cm.core.internal.loop.CallbackThreads;
@@ -57,10 +58,13 @@ public final class RdmaCm implements AutoCloseable {
     private final Builder config;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final String name;
+    /** Over a device (not a test's or the warm-up's in-memory port): its connects stand the warm-up down. */
+    private final boolean overDevice;
 
     private RdmaCm(Builder b, NativePort port, String name) {
         this.config = b;
         this.name = name;
+        this.overDevice = b.port == null;
         this.ownedExecutor = b.executor == null
                 ? new CallbackThreads(name + "-callback")
                 : null;
@@ -102,6 +106,9 @@ public final class RdmaCm implements AutoCloseable {
         ensureOpen();
         if (options.stepBarrier() != null) {
             options.stepBarrier().claim(this);
+        }
+        if (overDevice) {
+            WarmUp.applicationConnects();
         }
         return dispatcher.connect(destination, options, handler);
     }
@@ -230,7 +237,9 @@ public final class RdmaCm implements AutoCloseable {
 
     /**
      * Sets up and closes {@code connections} connections one at a time through the public API, then
-     * a refused connect, on an RdmaCm of their own named {@code name} over an in-memory
+     * a refused connect, unless {@code stop} says so before a connection (then none more, and no
+     * refused connect; before the first: nothing at all); returns how many were run. On an RdmaCm of
+     * their own named {@code name} over an in-memory
      * {@link LoopbackPort}: listen, accept raw and with private data (every third), a reject (every
      * 50th), connect, close both ends. The paths applications take, on the real dispatcher and
      * machines, with no native call and nothing shared with any other RdmaCm. Any thread; the RdmaCm
@@ -239,8 +248,12 @@ public final class RdmaCm implements AutoCloseable {
      * @throws IllegalStateException if a connection does not behave as over a healthy device, or
      *     the in-memory port is left with ids after the RdmaCm closed
      */
-    static void loopbackConnections(int connections, String name)
+    static int loopbackConnections(int connections, String name, BooleanSupplier stop)
             throws InterruptedException, ExecutionException, TimeoutException {
+        if (stop.getAsBoolean()) {
+            return 0;
+        }
+        int done = 0;
         LoopbackPort port = new LoopbackPort();
         InetAddress loopback = InetAddress.getLoopbackAddress();
         InetSocketAddress at = new InetSocketAddress(loopback, 7471);
@@ -258,7 +271,7 @@ public final class RdmaCm implements AutoCloseable {
                 }
             });
             ConnectOptions options = ConnectOptions.builder().raw().qp(SMALL_QP).source(from).build();
-            for (int i = 0; i < connections; i++) {
+            for (int i = 0; i < connections && !stop.getAsBoolean(); i++, done++) {
                 CompletableFuture<RdmaConnection> f = cm.connect(at, options, ConnectionHandler.none());
                 if (i % 50 == 49) {
                     expectLoopbackFailure(f, ConnectionRejectedException.class);
@@ -273,15 +286,18 @@ public final class RdmaCm implements AutoCloseable {
                 within(c.close());
                 within(s.closeFuture());
             }
-            InetSocketAddress nobody = new InetSocketAddress(loopback, 7472);
-            expectLoopbackFailure(cm.connect(nobody, options, ConnectionHandler.none()), ConnectionRejectedException.class);
-            cm.statistics();
+            if (done == connections) {   // all of them ran: the refused connect too (stopped early: leave at once)
+                InetSocketAddress nobody = new InetSocketAddress(loopback, 7472);
+                expectLoopbackFailure(cm.connect(nobody, options, ConnectionHandler.none()), ConnectionRejectedException.class);
+                cm.statistics();
+            }
             within(listener.close());
         }
         if (!port.isClosed() || port.liveIds() != 0) {
             throw new IllegalStateException("the in-memory RdmaCm left " + port.liveIds() + " ids"
                     + (port.isClosed() ? "" : " and its port open"));
         }
+        return done;
     }
 
     /** The result of an in-memory step, waited for at most {@link #LOOPBACK_WAIT}. */
@@ -302,51 +318,91 @@ public final class RdmaCm implements AutoCloseable {
     }
 
     /**
-     * The background warm-up ({@link Builder#warmUp}): {@link #loopbackConnections} run by the
-     * process's linker thread once it has linked, so that the dispatcher's, the machines' and the
+     * The background warm-up ({@link Builder#warmUp}): {@link #loopbackConnections} run by
+     * the process's linker thread once it has linked, so that the dispatcher's, the machines' and the
      * API's Java has run once before the application's first connection.
      *
-     * <p>Why: with the downcalls linked ahead, what a fresh JVM's first connection still pays once
-     * is interpreting this code and resolving its call sites on first use (docs/benchmarks.md, "The
-     * cold first connection, split", part (c)). JDK 25's AOT cache keeps loaded classes, not compiled
-     * code or first-use work, so only running the code in the process removes it.
+     * <p>Why: with the downcalls linked ahead, what a fresh JVM's first connection still pays once is
+     * interpreting this code and resolving its call sites on first use (docs/benchmarks.md, "The cold
+     * first connection, split", part (c)). JDK 25's AOT cache keeps loaded classes, not compiled code or
+     * first-use work, so only running the code in the process removes it.
      *
-     * <p>Threads: {@link #run} on the linker thread only; it makes, uses and closes an RdmaCm of its
-     * own and touches no other. A class, not a lambda: a lambda's call site is linked at its first run.
+     * <p>It stands down once an application's RdmaCm over a device calls connect
+     * ({@link #applicationConnects}, from {@link RdmaCm#connect}): from then on the application's own
+     * first connection runs the same code, and each loopback connection more only competes with it for
+     * the CPUs. In the guest the warm-up's threads took 107-220 ms of CPU inside a first connection of
+     * 169-339 ms, about as much as the application's dispatcher (docs/benchmarks.md, "Who runs beside a first
+     * connection"). It looks before each of its connections, so at most one runs beside the
+     * application's. A server's listen does not stand it down: its first request usually comes later.
+     *
+     * <p>Threads: {@link #run} on the linker thread only; it makes, uses and closes an RdmaCm of its own
+     * and touches no other. {@link #applicationConnects} from any thread. A class, not a lambda: a
+     * lambda's call site is linked at its first run.
      */
     static final class WarmUp implements Runnable {
         /** The first connections cost the most; four cover accept with and without private data. */
         static final int DEFAULT_CONNECTIONS = 4;
+
+        /** Set by the first connect of an RdmaCm over a device in this process; never cleared. */
+        private static volatile boolean applicationConnected;
         /** What the last warm-up did (for its test and a debugger), or null before one ended. */
         private static volatile Outcome outcome;
 
         private final int connections;
+        private final BooleanSupplier standDown;
 
+        /** The process's warm-up: it stands down once the application connects. */
         WarmUp(int connections) {
+            this(connections, ApplicationConnected.INSTANCE);
+        }
+
+        /** A warm-up that stands down when {@code standDown} says so (tests). */
+        WarmUp(int connections, BooleanSupplier standDown) {
             this.connections = connections;
+            this.standDown = standDown;
+        }
+
+        /** An application's RdmaCm over a device is connecting: the warm-up runs no more connections. Any thread. */
+        static void applicationConnects() {
+            if (!applicationConnected) {   // one volatile write per process, a read per connect after it
+                applicationConnected = true;
+            }
         }
 
         @Override
         public void run() {
             long t0 = System.nanoTime();
             try {
-                loopbackConnections(connections, "rdmacm4j-warmup");
-                outcome = new Outcome(connections, System.nanoTime() - t0, null);
+                int done = loopbackConnections(connections, "rdmacm4j-warmup", standDown);
+                outcome = new Outcome(connections, done, System.nanoTime() - t0, null);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                outcome = new Outcome(connections, System.nanoTime() - t0, e);
+                outcome = new Outcome(connections, 0, System.nanoTime() - t0, e);
             } catch (Exception | LinkageError e) {
                 // Nothing here is the application's: its own connections run the same code in their
                 // own context, and fail there with their own errors if anything is wrong.
-                outcome = new Outcome(connections, System.nanoTime() - t0, e);
+                outcome = new Outcome(connections, 0, System.nanoTime() - t0, e);
                 System.getLogger("org.rdmacm4j.cm.core").log(System.Logger.Level.DEBUG, "warm-up stopped", e);
             }
         }
 
-        /** "warmed up N connections in M ms" or "stopped: why", or null before a warm-up ended. */
+        /**
+         * "warmed up N connections in M ms", "stood down after D of N connections (the application
+         * connects) in M ms" or "stopped: why"; null before a warm-up ended.
+         */
         static String outcome() {
             Outcome o = outcome;
             return o == null ? null : o.toString();
+        }
+
+        /** Reads {@link #applicationConnected}: a named class, not a method reference (linked at its first run). */
+        private static final class ApplicationConnected implements BooleanSupplier {
+            static final ApplicationConnected INSTANCE = new ApplicationConnected();
+
+            @Override
+            public boolean getAsBoolean() {
+                return applicationConnected;
+            }
         }
 
         /**
@@ -354,11 +410,15 @@ public final class RdmaCm implements AutoCloseable {
          * application's first connection, and a string concatenation links a call site at its first
          * run (seen in the guest's lambda-form trace of that connection).
          */
-        private record Outcome(int connections, long nanos, Throwable failure) {
+        private record Outcome(int connections, int done, long nanos, Throwable failure) {
             @Override
             public String toString() {
-                return failure == null ? "warmed up " + connections + " connections in " + nanos / 1_000_000 + " ms"
-                        : "stopped: " + failure;
+                if (failure != null) {
+                    return "stopped: " + failure;
+                }
+                return done == connections ? "warmed up " + connections + " connections in " + nanos / 1_000_000 + " ms"
+                        : "stood down after " + done + " of " + connections + " connections (the application connects) in "
+                                + nanos / 1_000_000 + " ms";
             }
         }
     }
