@@ -288,7 +288,8 @@ public final class RdmaCm implements AutoCloseable {
             }
             if (done == connections) {   // all of them ran: the refused connect too (stopped early: leave at once)
                 InetSocketAddress nobody = new InetSocketAddress(loopback, 7472);
-                expectLoopbackFailure(cm.connect(nobody, options, ConnectionHandler.none()), ConnectionRejectedException.class);
+                expectLoopbackFailure(cm.connect(nobody, options, ConnectionHandler.none()),
+                        ConnectionRejectedException.class);
                 cm.statistics();
             }
             within(listener.close());
@@ -416,9 +417,10 @@ public final class RdmaCm implements AutoCloseable {
                 if (failure != null) {
                     return "stopped: " + failure;
                 }
-                return done == connections ? "warmed up " + connections + " connections in " + nanos / 1_000_000 + " ms"
-                        : "stood down after " + done + " of " + connections + " connections (the application connects) in "
-                                + nanos / 1_000_000 + " ms";
+                long ms = nanos / 1_000_000;
+                return done == connections ? "warmed up " + connections + " connections in " + ms + " ms"
+                        : "stood down after " + done + " of " + connections
+                                + " connections (the application connects) in " + ms + " ms";
             }
         }
     }
