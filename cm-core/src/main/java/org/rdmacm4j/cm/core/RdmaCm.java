@@ -319,25 +319,25 @@ public final class RdmaCm implements AutoCloseable {
     }
 
     /**
-     * The background warm-up ({@link Builder#warmUp}): {@link #loopbackConnections} run by
-     * the process's linker thread once it has linked, so that the dispatcher's, the machines' and the
+     * The background warm-up ({@link Builder#warmUp}): {@link #loopbackConnections} run by the
+     * process's linker thread once it has linked, so that the dispatcher's, the machines' and the
      * API's Java has run once before the application's first connection.
      *
-     * <p>Why: with the downcalls linked ahead, what a fresh JVM's first connection still pays once is
-     * interpreting this code and resolving its call sites on first use (docs/benchmarks.md, "The cold
-     * first connection, split", part (c)). JDK 25's AOT cache keeps loaded classes, not compiled code or
-     * first-use work, so only running the code in the process removes it.
+     * <p>Why: with the downcalls linked ahead, what a fresh JVM's first connection still pays once
+     * is interpreting this code and resolving its call sites on first use (docs/benchmarks.md, "The
+     * cold first connection, split", part (c)). JDK 25's AOT cache keeps loaded classes, not compiled
+     * code or first-use work, so only running the code in the process removes it.
      *
      * <p>It stands down once an application's RdmaCm over a device calls connect
      * ({@link #applicationConnects}, from {@link RdmaCm#connect}): from then on the application's own
      * first connection runs the same code, and each loopback connection more only competes with it for
      * the CPUs. In the guest the warm-up's threads took 107-220 ms of CPU inside a first connection of
-     * 169-339 ms, about as much as the application's dispatcher (docs/benchmarks.md, "Who runs beside a first
-     * connection"). It looks before each of its connections, so at most one runs beside the
+     * 169-339 ms, about as much as the application's dispatcher (docs/benchmarks.md, "Who runs beside
+     * a first connection"). It looks before each of its connections, so at most one runs beside the
      * application's. A server's listen does not stand it down: its first request usually comes later.
      *
-     * <p>Threads: {@link #run} on the linker thread only; it makes, uses and closes an RdmaCm of its own
-     * and touches no other. {@link #applicationConnects} from any thread. A class, not a lambda: a
+     * <p>Threads: {@link #run} on the linker thread only; it makes, uses and closes an RdmaCm of its
+     * own and touches no other. {@link #applicationConnects} from any thread. A class, not a lambda: a
      * lambda's call site is linked at its first run.
      */
     static final class WarmUp implements Runnable {
