@@ -54,9 +54,10 @@ record() {
 # C1 and the serial GC without the method-handle property); lone-rdmacm4j is the blocking caller
 # (run-all's c1), lone-rdmacm4j-cb the program in C's loop's shape (c1cb: callbacks on the dispatcher).
 source "${REPO:?}/scripts/jvm-flags.sh"
-java_c1=(java "${rdmacm4j_launcher_flags[@]}" --enable-native-access=ALL-UNNAMED -cp "${BENCH_JAR}" org.rdmacm4j.benchmarks.CmBench)
-java_c1cb=(java "${rdmacm4j_launcher_flags[@]}" -Drdmacm4j.bench.driver=callbacks --enable-native-access=ALL-UNNAMED
-  -cp "${BENCH_JAR}" org.rdmacm4j.benchmarks.CmBench)
+java_jvm=(java "${rdmacm4j_launcher_flags[@]}" --enable-native-access=ALL-UNNAMED)
+cmbench=(-cp "${BENCH_JAR}" org.rdmacm4j.benchmarks.CmBench)
+java_c1=("${java_jvm[@]}" "${cmbench[@]}")
+java_c1cb=("${java_jvm[@]}" -Drdmacm4j.bench.driver=callbacks "${cmbench[@]}")
 k=$((warmup + marks))
 record lone-c 100000 "${CM_LOOP}" warm "${server}" "${client}" "$((port + 1))" "${k}" "$((warmup + 1))" 1
 record lone-rdmacm4j 100000 "${java_c1[@]}" warm "${server}" "${client}" "$((port + 1))" "${k}" "$((warmup + 1))" 1
